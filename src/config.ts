@@ -1,0 +1,67 @@
+import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { dirname, resolve } from 'node:path';
+
+/** The service configuration, parsed once from the environment (contract §16). */
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  readonly databaseUrl: string;
+  readonly publicUrl: string;
+  readonly smtpUrl: string | null;
+  readonly outboxDir: string;
+  readonly dataDir: string;
+  readonly appSecret: string;
+  readonly dkim: { readonly domain: string; readonly selector: string; readonly privateKey: string } | null;
+  /** Requests per minute per account; 0 turns rate limiting off. */
+  readonly rateLimitPerMinute: number;
+  readonly maxCsvBytes: number;
+  readonly logLevel: string;
+}
+
+type Env = Record<string, string | undefined>;
+
+function intFrom(env: Env, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n < 0) throw new Error(`${name} must be a non-negative number, got "${raw}"`);
+  return n;
+}
+
+/** Reads APP_SECRET, or the one kept in the data folder, creating it on first use. */
+function appSecretFrom(env: Env, dataDir: string): string {
+  if (env.APP_SECRET) return env.APP_SECRET;
+  const file = resolve(dataDir, 'app-secret');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  mkdirSync(dirname(file), { recursive: true });
+  const secret = randomBytes(32).toString('hex');
+  writeFileSync(file, secret + '\n', { mode: 0o600 });
+  return secret;
+}
+
+/** Builds the frozen configuration from an environment (process.env by default). */
+export function loadConfig(env: Env = process.env, overrides: Partial<Config> = {}): Config {
+  const dataDir = resolve(env.DATA_DIR ?? './data');
+  const dkim =
+    env.DKIM_DOMAIN && env.DKIM_SELECTOR && env.DKIM_PRIVATE_KEY
+      ? { domain: env.DKIM_DOMAIN, selector: env.DKIM_SELECTOR, privateKey: env.DKIM_PRIVATE_KEY.replace(/\\n/g, '\n') }
+      : null;
+  const port = intFrom(env, 'PORT', 3000);
+  const config: Config = {
+    port,
+    host: env.HOST ?? '127.0.0.1',
+    databaseUrl: env.DATABASE_URL || `sqlite:${resolve(dataDir, 'campaign.db')}`,
+    publicUrl: (env.PUBLIC_URL ?? `http://localhost:${port}`).replace(/\/+$/, ''),
+    smtpUrl: env.SMTP_URL || null,
+    outboxDir: resolve(dataDir, 'outbox'),
+    dataDir,
+    appSecret: overrides.appSecret ?? appSecretFrom(env, dataDir),
+    dkim,
+    rateLimitPerMinute: intFrom(env, 'RATE_LIMIT_PER_MINUTE', 600),
+    maxCsvBytes: intFrom(env, 'MAX_CSV_MB', 50) * 1024 * 1024,
+    logLevel: env.LOG_LEVEL ?? 'info',
+    ...overrides,
+  };
+  return Object.freeze(config);
+}

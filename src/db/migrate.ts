@@ -1,0 +1,20 @@
+import { Migrator, type Migration, type MigrationProvider } from 'kysely';
+import type { Db } from './index.js';
+import * as m001 from './migrations/001_foundation.js';
+
+/** Every migration, in order. A new migration is one import and one line here. */
+const migrations: Record<string, Migration> = {
+  '001_foundation': m001,
+};
+
+const provider: MigrationProvider = { getMigrations: async () => migrations };
+
+/** Brings the schema to the latest version; throws on the first failing migration. */
+export async function migrateToLatest(db: Db): Promise<void> {
+  const migrator = new Migrator({ db, provider });
+  const { error, results } = await migrator.migrateToLatest();
+  const failed = results?.find((r) => r.status === 'Error');
+  if (error || failed) {
+    throw new Error(`migration ${failed?.migrationName ?? ''} failed: ${String((error as Error)?.message ?? error)}`);
+  }
+}

@@ -1,0 +1,59 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { AppError } from './errors.js';
+import type { Db } from '../db/index.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The authenticated account's id; every query is scoped by it. */
+    userId: number;
+  }
+  interface FastifyContextConfig {
+    /** Unauthenticated route (tracking pixel, public pages, health). */
+    public?: boolean;
+  }
+}
+
+/** SHA-256 of a secret key. Keys are 256-bit random, so a fast hash is the right tool. */
+export function hashSecret(secret: string): string {
+  return createHash('sha256').update(secret).digest('hex');
+}
+
+/** A new key pair: `pk_…` and `sk_…`, each 32 random bytes in base64url. */
+export function newKeyPair(): { publicKey: string; secretKey: string } {
+  return { publicKey: 'pk_' + randomBytes(24).toString('base64url'), secretKey: 'sk_' + randomBytes(32).toString('base64url') };
+}
+
+const INVALID = 'Invalid API credentials';
+
+function header(request: FastifyRequest, name: string): string | undefined {
+  const v = request.headers[name];
+  const s = Array.isArray(v) ? v[0] : v;
+  return s && s.trim() !== '' ? s.trim() : undefined;
+}
+
+/** Checks `PublicKey`/`SecretKey` on every non-public route and sets `request.userId` (contract §3). */
+export function registerAuth(app: FastifyInstance, db: Db): void {
+  app.decorateRequest('userId', 0);
+  const lookup = db
+    .selectFrom('accounts')
+    .select(['id', 'secret_hash', 'disabled']);
+
+  app.addHook('onRequest', async (request) => {
+    if (request.routeOptions.config?.public || !request.routeOptions.url) return;
+    const publicKey = header(request, 'publickey');
+    const secretKey = header(request, 'secretkey');
+    if (!publicKey || !secretKey) {
+      const errors: Record<string, string[]> = {};
+      if (!publicKey) errors.PublicKey = ['The public key field is required.'];
+      if (!secretKey) errors.SecretKey = ['The secret key field is required.'];
+      throw new AppError(401, errors);
+    }
+    const account = await lookup.where('public_key', '=', publicKey).executeTakeFirst();
+    const given = Buffer.from(hashSecret(secretKey), 'hex');
+    const stored = Buffer.from(account?.secret_hash ?? '0'.repeat(64), 'hex');
+    const match = given.length === stored.length && timingSafeEqual(given, stored);
+    if (!account || !match || account.disabled) throw new AppError(401, INVALID);
+    request.userId = account.id;
+  });
+}

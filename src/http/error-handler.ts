@@ -1,0 +1,73 @@
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { AppError, ValidationError } from './errors.js';
+import { failed } from './envelope.js';
+import { fieldErrorsFromAjv } from './messages.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * The handler receives schema failures through `schemaErrors(request)` and reports them
+     * together with its database rules instead of failing before it runs.
+     */
+    deferValidation?: boolean;
+  }
+}
+
+/** Texts for framework errors that reach the handler with a 4xx status. */
+function frameworkText(err: FastifyError): string {
+  switch (err.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+    case 'FST_REQ_FILE_TOO_LARGE':
+    case 'FST_PARTS_LIMIT':
+    case 'FST_FILES_LIMIT':
+    case 'FST_FIELDS_LIMIT':
+      return 'The request body is too large.';
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return 'Unsupported content type: send form fields (urlencoded or multipart) or JSON.';
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return 'The request body is not valid JSON.';
+    default:
+      return err.statusCode === 413 ? 'The request body is too large.' : 'Bad Request';
+  }
+}
+
+/** The one error path: every failure leaves in the spec's envelope (contract §1). */
+export function registerErrorHandling(app: FastifyInstance): void {
+  // Schema failures are attached, not thrown, so deferred routes can merge them with their rules.
+  app.addHook('onRoute', (route) => {
+    if (route.schema) route.attachValidation = true;
+  });
+  app.addHook('preHandler', async (request) => {
+    const err = (request as { validationError?: FastifyError }).validationError;
+    if (err?.validation && !request.routeOptions.config.deferValidation) {
+      throw new ValidationError(fieldErrorsFromAjv(err.validation));
+    }
+  });
+
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    if (error instanceof AppError) {
+      return reply.code(error.statusCode).headers(error.headers).send(failed(error.errors));
+    }
+    if (error.validation) {
+      return reply.code(422).send(failed(fieldErrorsFromAjv(error.validation)));
+    }
+    const status = error.statusCode ?? 500;
+    if (status === 429) return reply.code(429).send(failed('Too Many Requests: slow down and retry after the Retry-After seconds.'));
+    if (status >= 400 && status < 500) {
+      // JSON syntax errors and other body parse errors surface here as 400/415/413.
+      const code = error.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || /TOO_LARGE|LIMIT/.test(error.code ?? '') ? 413 : status;
+      return reply.code(code).send(failed(frameworkText(error)));
+    }
+    request.log.error({ err: error }, 'unhandled error');
+    return reply.code(500).send(failed('Internal Server Error'));
+  });
+
+  app.setNotFoundHandler((_request, reply) => reply.code(404).send(failed('Route not found')));
+}
+
+/** The schema failures of a deferred route (see `deferValidation`), as field errors. */
+export function schemaErrors(request: { validationError?: Error & { validation?: any } }): Record<string, string[]> {
+  const v = request.validationError?.validation;
+  return v ? fieldErrorsFromAjv(v) : {};
+}

@@ -1,0 +1,36 @@
+import { loadConfig } from './config.js';
+import { createDb } from './db/index.js';
+import { migrateToLatest } from './db/migrate.js';
+import { buildApp } from './app.js';
+import { bootstrapAccount } from './modules/accounts/accounts.service.js';
+
+/** Process entry: config → db → migrate → http; graceful shutdown on SIGINT/SIGTERM. */
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const database = createDb(config.databaseUrl);
+  await migrateToLatest(database.db);
+  const keys = await bootstrapAccount(database.db);
+  if (keys) {
+    console.log('First start: created an account. Keep these keys; they are shown only once.');
+    console.log(JSON.stringify(keys));
+  }
+  const app = await buildApp({ config, database, logger: { level: config.logLevel } });
+  await app.listen({ port: config.port, host: config.host });
+
+  let closing = false;
+  const shutdown = async (signal: string) => {
+    if (closing) return;
+    closing = true;
+    app.log.info({ signal }, 'shutting down');
+    await app.close();
+    await database.close();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

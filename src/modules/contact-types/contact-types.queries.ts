@@ -1,0 +1,77 @@
+import type { Kysely } from 'kysely';
+import type { DB } from '../../db/types.js';
+import { isoMicros } from '../../util/time.js';
+
+type Q = Kysely<DB>;
+
+/** The account's live contact types, with their live contacts counted. */
+export function selectContactTypesWithCounts(db: Q, userId: number) {
+  return db
+    .selectFrom('contact_types as t')
+    .selectAll('t')
+    .select((eb) =>
+      eb
+        .selectFrom('contacts as c')
+        .select((e) => e.fn.countAll<number>().as('n'))
+        .whereRef('c.contact_type_id', '=', 't.id')
+        .where('c.deleted_at', 'is', null)
+        .as('contacts_count'),
+    )
+    .where('t.user_id', '=', userId)
+    .where('t.deleted_at', 'is', null);
+}
+
+/** One live contact type of the account. */
+export function findContactType(db: Q, userId: number, id: number) {
+  return db
+    .selectFrom('contact_types')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .where('id', '=', id)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+}
+
+/** The live contact type of the account with this name (case-insensitive), other than `exceptId`. */
+export function findContactTypeByName(db: Q, userId: number, name: string, exceptId?: number) {
+  return db
+    .selectFrom('contact_types')
+    .select('id')
+    .where('user_id', '=', userId)
+    .where('name_key', '=', name.toLowerCase())
+    .where('deleted_at', 'is', null)
+    .$if(exceptId !== undefined, (q) => q.where('id', '!=', exceptId!))
+    .executeTakeFirst();
+}
+
+export async function insertContactType(db: Q, userId: number, name: string): Promise<number> {
+  const now = isoMicros();
+  const row = await db
+    .insertInto('contact_types')
+    .values({ user_id: userId, name, name_key: name.toLowerCase(), created_at: now, updated_at: now })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return row.id;
+}
+
+export async function updateContactTypeName(db: Q, userId: number, id: number, name: string): Promise<void> {
+  await db
+    .updateTable('contact_types')
+    .set({ name, name_key: name.toLowerCase(), updated_at: isoMicros() })
+    .where('user_id', '=', userId)
+    .where('id', '=', id)
+    .execute();
+}
+
+/** Soft-deletes the contact type and its contacts. */
+export async function softDeleteContactType(db: Q, userId: number, id: number): Promise<void> {
+  const now = isoMicros();
+  await db
+    .updateTable('contacts')
+    .set({ deleted_at: now, updated_at: now })
+    .where('user_id', '=', userId)
+    .where('contact_type_id', '=', id)
+    .where('deleted_at', 'is', null)
+    .execute();
+  await db.updateTable('contact_types').set({ deleted_at: now, updated_at: now }).where('user_id', '=', userId).where('id', '=', id).execute();
+}

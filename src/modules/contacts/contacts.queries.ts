@@ -1,0 +1,65 @@
+import type { Insertable, Kysely, Updateable } from 'kysely';
+import type { ContactTable, DB } from '../../db/types.js';
+import { isoMicros } from '../../util/time.js';
+
+type Q = Kysely<DB>;
+
+/** The account's live contacts. */
+export function selectContacts(db: Q, userId: number) {
+  return db.selectFrom('contacts').selectAll().where('user_id', '=', userId).where('deleted_at', 'is', null);
+}
+
+export function findContact(db: Q, userId: number, id: number) {
+  return selectContacts(db, userId).where('id', '=', id).executeTakeFirst();
+}
+
+/** Id of the live contact with this email (case-insensitive) in the contact type, other than `exceptId`. */
+export async function findContactIdByEmail(db: Q, userId: number, typeId: number, email: string, exceptId?: number) {
+  const row = await db
+    .selectFrom('contacts')
+    .select('id')
+    .where('user_id', '=', userId)
+    .where('contact_type_id', '=', typeId)
+    .where('email_key', '=', email.toLowerCase())
+    .where('deleted_at', 'is', null)
+    .$if(exceptId !== undefined, (q) => q.where('id', '!=', exceptId!))
+    .executeTakeFirst();
+  return row?.id;
+}
+
+export async function insertContact(db: Q, values: Omit<Insertable<ContactTable>, 'created_at' | 'updated_at'>): Promise<number> {
+  const now = isoMicros();
+  const row = await db
+    .insertInto('contacts')
+    .values({ ...values, created_at: now, updated_at: now })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return row.id;
+}
+
+export async function updateContactRow(db: Q, userId: number, id: number, values: Updateable<ContactTable>): Promise<void> {
+  await db
+    .updateTable('contacts')
+    .set({ ...values, updated_at: isoMicros() })
+    .where('user_id', '=', userId)
+    .where('id', '=', id)
+    .execute();
+}
+
+/** Soft-deletes the account's live contacts among `ids`; returns how many. */
+export async function softDeleteContacts(db: Q, userId: number, ids: number[]): Promise<number> {
+  const now = isoMicros();
+  const res = await db
+    .updateTable('contacts')
+    .set({ deleted_at: now, updated_at: now })
+    .where('user_id', '=', userId)
+    .where('id', 'in', ids)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows);
+}
+
+/** Contact types by id, for the list's `contact_type` objects. */
+export function contactTypesByIds(db: Q, userId: number, ids: number[]) {
+  return db.selectFrom('contact_types').selectAll().where('user_id', '=', userId).where('id', 'in', ids).execute();
+}

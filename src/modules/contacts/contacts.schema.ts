@@ -1,0 +1,62 @@
+import { Type, type Static } from '@sinclair/typebox';
+import type { Selectable } from 'kysely';
+import type { ContactTable } from '../../db/types.js';
+import { Email, Id, PagingQuery, QueryIds, Text } from '../../http/schemas.js';
+import { countryById } from '../geo/geo.data.js';
+import { DATETIME_LOCAL, toCustomFieldObject } from './contacts.values.js';
+
+export type ContactRow = Selectable<ContactTable>;
+
+/** Every parameter of add (contract §6: the six reserved extras and `custom_field[<name>]` too). */
+export const contactFields = {
+  contact_type_id: Id,
+  first_name: Type.Optional(Text()),
+  last_name: Type.Optional(Text()),
+  email: Email,
+  alt_email: Type.Optional(Email),
+  country: Id,
+  state: Type.Optional(Text()),
+  city: Type.Optional(Text()),
+  address_line1: Type.Optional(Text()),
+  address_line2: Type.Optional(Text()),
+  state_province_region: Type.Optional(Text()),
+  postal_code: Type.Optional(Text(32)),
+  father_name: Type.Optional(Text()),
+  designation: Type.Optional(Text()),
+  company_name: Type.Optional(Text()),
+  age: Type.Optional(Type.Number({ minimum: 0, maximum: 200 })),
+  birth_date: Type.Optional(Type.String({ pattern: DATETIME_LOCAL })),
+  join_date: Type.Optional(Type.String({ pattern: DATETIME_LOCAL })),
+  custom_field: Type.Optional(Type.Record(Type.String({ maxLength: 64 }), Type.String({ maxLength: 2000 }))),
+};
+
+export const AddContactBody = Type.Object(contactFields);
+export const UpdateContactBody = Type.Object({ contact_id: Id, ...contactFields });
+export type ContactInput = Static<typeof AddContactBody>;
+export const ContactIdQuery = QueryIds('contact_id');
+export const ListContactsQuery = PagingQuery;
+
+/** The API shape of a contact; `country` is the id as text (details) or the country name (list). */
+export function toContact(row: ContactRow, country: 'id' | 'name') {
+  return {
+    id: row.id,
+    user_id: row.user_id,
+    contact_type_id: row.contact_type_id,
+    first_name: row.first_name,
+    last_name: row.last_name,
+    email: row.email,
+    alt_email: row.alt_email,
+    country: country === 'id' ? row.country : (countryById(Number(row.country))?.name ?? row.country),
+    state: row.state,
+    city: row.city,
+    address_line1: row.address_line1,
+    address_line2: row.address_line2,
+    state_province_region: row.state_province_region,
+    postal_code: row.postal_code,
+    custom_field: toCustomFieldObject(row.custom_field),
+    deleted_at: row.deleted_at,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+    fullname: `${row.first_name} ${row.last_name}`.trim(),
+  };
+}

@@ -1,0 +1,159 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import qs from 'qs';
+import { buildApp, type App } from '../src/app.js';
+import { loadConfig, type Config } from '../src/config.js';
+import { createDb, type Database } from '../src/db/index.js';
+import { migrateToLatest } from '../src/db/migrate.js';
+import { createAccount, type IssuedKeys } from '../src/modules/accounts/accounts.service.js';
+
+/** The database the suite runs on: PostgreSQL when DATABASE_URL says so, else SQLite. */
+export const ENGINE = /^postgres/.test(process.env.DATABASE_URL ?? '') ? 'postgres' : 'sqlite';
+
+/**
+ * A fresh, migrated database for one test file: in-memory SQLite, or a new PostgreSQL database
+ * created on the DATABASE_URL server and dropped by `drop()`.
+ */
+export async function freshDatabase(): Promise<{ database: Database; url: string; drop: () => Promise<void> }> {
+  if (ENGINE === 'sqlite') {
+    const database = createDb('sqlite::memory:');
+    await migrateToLatest(database.db);
+    return { database, url: 'sqlite::memory:', drop: () => database.close() };
+  }
+  const adminUrl = process.env.DATABASE_URL!;
+  const name = `t_${process.pid}_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(adminUrl);
+  url.pathname = '/' + name;
+  const database = createDb(url.toString());
+  await migrateToLatest(database.db);
+  return {
+    database,
+    url: url.toString(),
+    drop: async () => {
+      await database.close();
+      const c = new pg.Client({ connectionString: adminUrl });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await c.end();
+    },
+  };
+}
+
+export interface Response {
+  status: number;
+  headers: Record<string, unknown>;
+  body: any;
+  text: string;
+}
+
+/** A client for one account: requests go through `app.inject` with its keys. */
+export class Client {
+  constructor(
+    readonly app: App,
+    readonly keys: IssuedKeys | null,
+  ) {}
+
+  private headers(extra: Record<string, string> = {}): Record<string, string> {
+    return this.keys ? { publickey: this.keys.public_key, secretkey: this.keys.secret_key, ...extra } : extra;
+  }
+
+  async request(method: string, path: string, opts: { query?: object; form?: object; json?: object; headers?: Record<string, string>; payload?: any } = {}): Promise<Response> {
+    const url = opts.query ? `${path}?${qs.stringify(opts.query)}` : path;
+    let payload = opts.payload;
+    const headers = this.headers(opts.headers);
+    if (opts.form) {
+      payload = qs.stringify(opts.form);
+      headers['content-type'] = 'application/x-www-form-urlencoded';
+    } else if (opts.json) {
+      payload = JSON.stringify(opts.json);
+      headers['content-type'] = 'application/json';
+    }
+    const res = await this.app.inject({ method: method as any, url, payload, headers });
+    let body: any;
+    try {
+      body = res.json();
+    } catch {
+      body = undefined;
+    }
+    return { status: res.statusCode, headers: res.headers, body, text: res.body };
+  }
+
+  get(path: string, query?: object) {
+    return this.request('GET', path, { query });
+  }
+  post(path: string, form: object = {}, query?: object) {
+    return this.request('POST', path, { form, query });
+  }
+  delete(path: string, query?: object) {
+    return this.request('DELETE', path, { query });
+  }
+}
+
+export interface TestContext {
+  app: App;
+  database: Database;
+  config: Config;
+  /** Two accounts: `a` does the work, `b` is "another account". */
+  a: Client;
+  b: Client;
+  anon: Client;
+  close(): Promise<void>;
+}
+
+/** Builds the app on a fresh database with two accounts. */
+export async function setup(overrides: Partial<Config> = {}): Promise<TestContext> {
+  const { database, drop } = await freshDatabase();
+  const dataDir = mkdtempSync(join(tmpdir(), 'campaign-test-'));
+  const config = loadConfig({ DATA_DIR: dataDir, RATE_LIMIT_PER_MINUTE: '0', PUBLIC_URL: 'http://localhost:3000' }, { appSecret: 'test-secret', ...overrides });
+  const app = await buildApp({ config, database });
+  await app.ready();
+  const a = new Client(app, await createAccount(database.db, 'Account A'));
+  const b = new Client(app, await createAccount(database.db, 'Account B'));
+  return {
+    app,
+    database,
+    config,
+    a,
+    b,
+    anon: new Client(app, null),
+    close: async () => {
+      await app.close();
+      await drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The envelope of a field-error failure. */
+export function fieldErrors(errors: Record<string, string[]>) {
+  return { status: 'failed', errors };
+}
+
+/** Factories for prerequisites. */
+export const make = {
+  async contactType(c: Client, name = `Type ${randomBytes(3).toString('hex')}`): Promise<number> {
+    const r = await c.post('/contacts-type/add', { name });
+    if (r.status !== 200) throw new Error('contactType factory: ' + r.text);
+    return r.body.id;
+  },
+  async contact(c: Client, fields: Record<string, unknown> = {}): Promise<number> {
+    const contact_type_id = fields.contact_type_id ?? (await make.contactType(c));
+    const r = await c.post('/contacts/add', {
+      contact_type_id,
+      first_name: 'Ada',
+      last_name: 'Lovelace',
+      email: `ada.${randomBytes(4).toString('hex')}@example.com`,
+      country: 101,
+      ...fields,
+    });
+    if (r.status !== 200) throw new Error('contact factory: ' + r.text);
+    return r.body.id;
+  },
+};
