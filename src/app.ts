@@ -1,9 +1,11 @@
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import compress from '@fastify/compress';
 import rateLimit from '@fastify/rate-limit';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from './config.js';
 import type { Database } from './db/index.js';
+import type { Transport } from './delivery/transport.js';
+import { createTransport } from './delivery/transports.js';
 import { parseForm, registerBodyParsing } from './http/body.js';
 import { registerErrorHandling } from './http/error-handler.js';
 import { registerAuth } from './http/auth.js';
@@ -11,14 +13,33 @@ import { AppError } from './http/errors.js';
 import { contactTypeRoutes } from './modules/contact-types/contact-types.routes.js';
 import { fieldRoutes } from './modules/fields/fields.routes.js';
 import { contactRoutes } from './modules/contacts/contacts.routes.js';
+import { contactCsvRoutes } from './modules/contacts/contacts.csv.routes.js';
 import { geoRoutes } from './modules/geo/geo.routes.js';
+import { senderRoutes } from './modules/senders/senders.routes.js';
+import { notificationRoutes } from './modules/notifications/notifications.routes.js';
+import { senderVerifyRoutes } from './public/sender-verify.routes.js';
+import { segmentRoutes } from './modules/segments/segments.routes.js';
+import { unsubscribeRoutes } from './modules/unsubscribes/unsubscribes.routes.js';
+import { unsubscribeGroupRoutes } from './modules/unsubscribes/groups.routes.js';
+import { templateRoutes } from './modules/templates/templates.routes.js';
+import { imageRoutes } from './public/images.routes.js';
 
 /** What the app needs from outside: configuration and an open, migrated database. */
 export interface AppDeps {
   config: Config;
   database: Database;
+  /** Where every mail goes (SMTP pool or outbox files); see `AppInput`. */
+  transport: Transport;
   logger?: boolean | object;
+  /** The app's logger, for work outside a request (background mail); set by buildApp. */
+  log: FastifyBaseLogger;
 }
+
+/**
+ * What buildApp takes: without a `transport` it creates one from the configuration and closes it
+ * with the app; a given transport belongs to the caller, who closes it.
+ */
+export type AppInput = Omit<AppDeps, 'transport' | 'log'> & Partial<Pick<AppDeps, 'transport' | 'log'>>;
 
 export type App = FastifyInstance;
 
@@ -29,7 +50,7 @@ declare module 'fastify' {
 }
 
 /** Builds the Fastify instance with every plugin and module; never listens. */
-export async function buildApp(deps: AppDeps): Promise<App> {
+export async function buildApp(deps: AppInput): Promise<App> {
   const app = Fastify({
     logger: deps.logger ?? false,
     bodyLimit: 10 * 1024 * 1024,
@@ -37,7 +58,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, querystringParser: (s: string) => parseForm(s) },
     ajv: { customOptions: { allErrors: true, coerceTypes: 'array', removeAdditional: true, useDefaults: true } },
   }).withTypeProvider<TypeBoxTypeProvider>();
-  app.decorate('deps', deps);
+  const transport = deps.transport ?? createTransport(deps.config);
+  if (!deps.transport) app.addHook('onClose', () => transport.close());
+  app.decorate('deps', { ...deps, transport, log: deps.log ?? app.log });
 
   registerErrorHandling(app);
   await app.register(compress, { threshold: 1024, global: true });
@@ -59,6 +82,15 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await app.register(contactTypeRoutes);
   await app.register(fieldRoutes);
   await app.register(contactRoutes);
+  await app.register(contactCsvRoutes);
   await app.register(geoRoutes);
+  await app.register(senderRoutes);
+  await app.register(notificationRoutes);
+  await app.register(senderVerifyRoutes);
+  await app.register(segmentRoutes);
+  await app.register(unsubscribeRoutes);
+  await app.register(unsubscribeGroupRoutes);
+  await app.register(templateRoutes);
+  await app.register(imageRoutes);
   return app;
 }

@@ -8,30 +8,28 @@ import { createAccount, rotateAccountKeys } from './modules/accounts/accounts.se
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   const { values } = parseArgs({ args: rest, options: { name: { type: 'string' }, 'user-id': { type: 'string' } }, strict: true });
+  // Usage is checked before the database is opened, so a typo never creates or migrates one.
+  const name = values.name?.trim();
+  const id = /^\d{1,10}$/.test(values['user-id'] ?? '') ? Number(values['user-id']) : 0;
+  if (command === 'accounts:create' && !name) return fail('accounts:create needs --name "Account name"');
+  if (command === 'accounts:rotate' && !(id >= 1 && id <= 2_147_483_647)) return fail('accounts:rotate needs --user-id N');
+  if (!['migrate', 'accounts:create', 'accounts:rotate'].includes(command)) {
+    return fail('usage: cli.ts accounts:create --name X | accounts:rotate --user-id N | migrate');
+  }
   const config = loadConfig();
   const database = createDb(config.databaseUrl);
   try {
     await migrateToLatest(database.db);
-    switch (command) {
-      case 'migrate':
-        console.log(JSON.stringify({ migrated: true }));
-        return 0;
-      case 'accounts:create': {
-        if (!values.name) return fail('accounts:create needs --name "Account name"');
-        console.log(JSON.stringify(await createAccount(database.db, values.name)));
-        return 0;
-      }
-      case 'accounts:rotate': {
-        const id = Number(values['user-id']);
-        if (!Number.isInteger(id) || id < 1) return fail('accounts:rotate needs --user-id N');
-        const keys = await rotateAccountKeys(database.db, id);
-        if (!keys) return fail(`no account with id ${id}`);
-        console.log(JSON.stringify(keys));
-        return 0;
-      }
-      default:
-        return fail('usage: cli.ts accounts:create --name X | accounts:rotate --user-id N | migrate');
+    if (command === 'accounts:create') {
+      console.log(JSON.stringify(await createAccount(database.db, name!)));
+    } else if (command === 'accounts:rotate') {
+      const keys = await rotateAccountKeys(database.db, id);
+      if (!keys) return fail(`no account with id ${id}`);
+      console.log(JSON.stringify(keys));
+    } else {
+      console.log(JSON.stringify({ migrated: true }));
     }
+    return 0;
   } finally {
     await database.close();
   }

@@ -3,6 +3,7 @@ import { createDb } from './db/index.js';
 import { migrateToLatest } from './db/migrate.js';
 import { buildApp } from './app.js';
 import { bootstrapAccount } from './modules/accounts/accounts.service.js';
+import { createTransport } from './delivery/transports.js';
 
 /** Process entry: config → db → migrate → http; graceful shutdown on SIGINT/SIGTERM. */
 async function main(): Promise<void> {
@@ -14,7 +15,13 @@ async function main(): Promise<void> {
     console.log('First start: created an account. Keep these keys; they are shown only once.');
     console.log(JSON.stringify(keys));
   }
-  const app = await buildApp({ config, database, logger: { level: config.logLevel } });
+  const transport = createTransport(config);
+  const app = await buildApp({ config, database, transport, logger: { level: config.logLevel } });
+  // A wrong SMTP_URL should be visible at start, but not stop the API: mail is retried later.
+  transport.verify().then(
+    () => app.log.info({ transport: config.smtpUrl ? 'smtp' : 'outbox' }, 'mail transport ready'),
+    (err) => app.log.warn({ err }, 'mail transport check failed'),
+  );
   await app.listen({ port: config.port, host: config.host });
 
   let closing = false;
@@ -23,6 +30,7 @@ async function main(): Promise<void> {
     closing = true;
     app.log.info({ signal }, 'shutting down');
     await app.close();
+    await transport.close();
     await database.close();
     process.exit(0);
   };

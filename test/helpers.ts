@@ -9,6 +9,8 @@ import { loadConfig, type Config } from '../src/config.js';
 import { createDb, type Database } from '../src/db/index.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { createAccount, type IssuedKeys } from '../src/modules/accounts/accounts.service.js';
+import type { Transport } from '../src/delivery/transport.js';
+import { createTransport } from '../src/delivery/transports.js';
 
 /** The database the suite runs on: PostgreSQL when DATABASE_URL says so, else SQLite. */
 export const ENGINE = /^postgres/.test(process.env.DATABASE_URL ?? '') ? 'postgres' : 'sqlite';
@@ -100,6 +102,8 @@ export interface TestContext {
   app: App;
   database: Database;
   config: Config;
+  /** Where the app's mail goes: the outbox folder of this test, or SMTP (see `setup`'s options). */
+  transport: Transport;
   /** Two accounts: `a` does the work, `b` is "another account". */
   a: Client;
   b: Client;
@@ -107,12 +111,17 @@ export interface TestContext {
   close(): Promise<void>;
 }
 
-/** Builds the app on a fresh database with two accounts. */
-export async function setup(overrides: Partial<Config> = {}): Promise<TestContext> {
+/**
+ * Builds the app on a fresh database with two accounts. Mail goes to the test's outbox folder,
+ * or to `opts.smtpUrl` (e.g. an SmtpSink's url), or through `opts.transport`.
+ */
+export async function setup(overrides: Partial<Config> = {}, opts: { smtpUrl?: string; transport?: Transport } = {}): Promise<TestContext> {
   const { database, drop } = await freshDatabase();
   const dataDir = mkdtempSync(join(tmpdir(), 'campaign-test-'));
-  const config = loadConfig({ DATA_DIR: dataDir, RATE_LIMIT_PER_MINUTE: '0', PUBLIC_URL: 'http://localhost:3000' }, { appSecret: 'test-secret', ...overrides });
-  const app = await buildApp({ config, database });
+  const smtp = opts.smtpUrl ? { smtpUrl: opts.smtpUrl } : {};
+  const config = loadConfig({ DATA_DIR: dataDir, RATE_LIMIT_PER_MINUTE: '0', PUBLIC_URL: 'http://localhost:3000' }, { appSecret: 'test-secret', ...smtp, ...overrides });
+  const transport = opts.transport ?? createTransport(config);
+  const app = await buildApp({ config, database, transport });
   await app.ready();
   const a = new Client(app, await createAccount(database.db, 'Account A'));
   const b = new Client(app, await createAccount(database.db, 'Account B'));
@@ -120,11 +129,13 @@ export async function setup(overrides: Partial<Config> = {}): Promise<TestContex
     app,
     database,
     config,
+    transport,
     a,
     b,
     anon: new Client(app, null),
     close: async () => {
       await app.close();
+      if (!opts.transport) await transport.close();
       await drop();
       rmSync(dataDir, { recursive: true, force: true });
     },

@@ -1,10 +1,16 @@
 import { Migrator, type Migration, type MigrationProvider } from 'kysely';
 import type { Db } from './index.js';
 import * as m001 from './migrations/001_foundation.js';
+import * as m002 from './migrations/002_senders_notifications.js';
+import * as m003 from './migrations/003_unsubscribes.js';
+import * as m004 from './migrations/004_segments.js';
 
 /** Every migration, in order. A new migration is one import and one line here. */
 const migrations: Record<string, Migration> = {
   '001_foundation': m001,
+  '002_senders_notifications': m002,
+  '003_unsubscribes': m003,
+  '004_segments': m004,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -56,9 +56,112 @@ export interface ContactTable {
   updated_at: string;
 }
 
+export interface UnsubscribeGroupTable {
+  id: Generated<number>;
+  user_id: number;
+  /** Random numeric text, unique across accounts. */
+  rand_id: string;
+  group_name: string;
+  description: string;
+  is_display: number;
+  /** Set when the group is deleted: hidden everywhere, its recipients still suppress. */
+  deleted_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface UnsubscriberTable {
+  id: Generated<number>;
+  user_id: number;
+  /** Null for a global unsubscribe. */
+  unsubscribe_groups_id: number | null;
+  email_address: string;
+  /** Lower-cased address: the key of the per (account, group) uniqueness rule. */
+  email_key: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface SenderTable {
+  id: Generated<number>;
+  user_id: number;
+  from_name: string;
+  from_email: string;
+  reply_to_email: string;
+  country_id: number;
+  state_id: number | null;
+  city_id: number | null;
+  zip_code: string | null;
+  company_address: string;
+  company_address2: string | null;
+  nickname: string;
+  is_verified: Generated<number>;
+  /** Public unique sender token (not the verification secret). */
+  utr: string;
+  /** When the last verification mail was sent, `YYYY-MM-DD HH:MM:SS` UTC. */
+  send_at: string | null;
+  deleted_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface NotificationRecipientTable {
+  id: Generated<number>;
+  user_id: number;
+  email_address: string;
+  /** Lower-cased email_address: the key of the per-account uniqueness rule. */
+  email_key: string;
+  email_owner: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A segment; the three condition arrays are JSON text arrays of strings. */
+export interface SegmentTable {
+  id: Generated<number>;
+  user_id: number;
+  contact_type_id: number;
+  segment_name: string;
+  select_field: string;
+  select_operator: string;
+  value: string;
+  query_type: string | null;
+  deleted_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A segment member: a matched contact (contact_id set) or a recipient added by hand (contact_id null). */
+export interface SegmentRecipientTable {
+  id: Generated<number>;
+  user_id: number;
+  segment_id: number;
+  contact_id: number | null;
+  first_name: string | null;
+  last_name: string | null;
+  email: string | null;
+  /** Lower-cased email of a hand-added recipient (null for matched contacts). */
+  email_key: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A matched contact removed by hand from a segment (until the segment is edited). */
+export interface SegmentExclusionTable {
+  segment_id: number;
+  contact_id: number;
+}
+
 export interface DB {
   accounts: AccountTable;
   fields: FieldTable;
   contact_types: ContactTypeTable;
   contacts: ContactTable;
+  senders: SenderTable;
+  notification_recipients: NotificationRecipientTable;
+  unsubscribe_groups: UnsubscribeGroupTable;
+  unsubscribers: UnsubscriberTable;
+  segments: SegmentTable;
+  segment_recipients: SegmentRecipientTable;
+  segment_exclusions: SegmentExclusionTable;
 }

@@ -2,6 +2,10 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import formbody from '@fastify/formbody';
 import multipart from '@fastify/multipart';
 import qs from 'qs';
+import { AppError } from './errors.js';
+
+/** The largest urlencoded, JSON or multipart (fields only) body (contract §1). */
+const FORM_LIMIT = 10 * 1024 * 1024;
 
 const QS_OPTIONS: qs.IParseOptions = { arrayLimit: 100_000, parameterLimit: 200_000, depth: 5 };
 
@@ -34,11 +38,15 @@ export function normalizeInput(value: unknown): unknown {
 /** Reads the fields of a multipart body (files are drained and ignored) into a parsed form. */
 async function multipartFields(request: FastifyRequest): Promise<Record<string, unknown>> {
   const flat: Record<string, string | string[]> = {};
+  let total = 0;
   for await (const part of request.parts()) {
     if (part.type === 'file') {
       part.file.resume();
       continue;
     }
+    // Busboy cuts an over-long field silently; the fields together obey the 10 MB body limit too.
+    total += part.fieldname.length + Buffer.byteLength(String(part.value ?? ''));
+    if (part.valueTruncated || part.fieldnameTruncated || total > FORM_LIMIT) throw new AppError(413, 'The request body is too large.');
     const value = String(part.value ?? '');
     const prev = flat[part.fieldname];
     flat[part.fieldname] = prev === undefined ? value : ([] as string[]).concat(prev, value);
@@ -55,15 +63,28 @@ declare module 'fastify' {
 
 /** Registers the body parsers and the input normalisation shared by every route. */
 export async function registerBodyParsing(app: FastifyInstance, opts: { maxFileBytes: number }): Promise<void> {
-  await app.register(formbody, { parser: (s: string) => parseForm(s), bodyLimit: 10 * 1024 * 1024 });
+  await app.register(formbody, { parser: (s: string) => parseForm(s), bodyLimit: FORM_LIMIT });
   await app.register(multipart, {
-    limits: { fileSize: opts.maxFileBytes, files: 1, fields: 10_000, fieldSize: 10 * 1024 * 1024, parts: 10_001 },
+    limits: { fileSize: opts.maxFileBytes, files: 1, fields: 10_000, fieldSize: FORM_LIMIT, parts: 10_001 },
+  });
+  // Clients that send `Content-Type: application/json` on every request, DELETE included, send
+  // empty bodies too: that is "no fields", not malformed JSON.
+  const json = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: FORM_LIMIT }, (request, body, done) => {
+    if ((body as string).trim() === '') return done(null, {});
+    json(request, body as string, done);
   });
   app.addHook('preValidation', async (request) => {
     const raw = request.isMultipart() && request.routeOptions.config.rawMultipart;
     if (!raw) {
       if (request.isMultipart()) request.body = await multipartFields(request);
-      request.body = normalizeInput(request.body ?? {}) ?? {};
+      const body = normalizeInput(request.body ?? {}) ?? {};
+      // Form fields are always an object; a JSON array or scalar cannot carry them.
+      if (typeof body !== 'object' || Array.isArray(body)) {
+        if (request.routeOptions.schema?.body) throw new AppError(400, 'The request body must be an object of fields.');
+        request.body = {};
+      } else request.body = body;
     }
     request.query = normalizeInput(request.query) ?? {};
   });

@@ -52,7 +52,8 @@ function translate(e: FastifySchemaValidationError): [string, string] {
       const type = Array.isArray(p.type) ? p.type[0] : p.type;
       if (type === 'integer') return [field, messages.integer(field)];
       if (type === 'number') return [field, messages.number(field)];
-      if (type === 'array') return [field, messages.array(field)];
+      // Laravel's `array` rule covers objects (custom_field[...]) too.
+      if (type === 'array' || type === 'object') return [field, messages.array(field)];
       if (type === 'boolean') return [field, messages.boolean(field)];
       return [field, messages.string(field)];
     }

@@ -12,6 +12,7 @@ import {
   updateContactTypeName,
 } from './contact-types.queries.js';
 import { toContactType, type ContactTypeRow } from './contact-types.schema.js';
+import { syncSegmentMembership } from '../segments/segments.membership.js';
 
 /** The list source of the account's contact types with `contacts_count`. */
 export function contactTypeList(db: Db, userId: number) {
@@ -58,5 +59,7 @@ export async function deleteContactType(db: Db, userId: number, rawId: unknown):
   await db.transaction().execute(async (trx) => {
     if (!id || !(await findContactType(trx, userId, id))) throw new NotFound(RNF);
     await softDeleteContactType(trx, userId, id);
+    // Its contacts are gone: they leave every segment (the segments themselves stay).
+    await syncSegmentMembership(trx, userId, { contactTypeId: id });
   });
 }

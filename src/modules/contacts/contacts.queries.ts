@@ -1,16 +1,32 @@
-import type { Insertable, Kysely, Updateable } from 'kysely';
+import type { CompiledQuery, Insertable, Kysely, Selectable, Updateable } from 'kysely';
+import { engineOf, type Engine } from '../../db/dialect.js';
 import type { ContactTable, DB } from '../../db/types.js';
 import { isoMicros } from '../../util/time.js';
 
 type Q = Kysely<DB>;
+type ContactRow = Selectable<ContactTable>;
 
 /** The account's live contacts. */
 export function selectContacts(db: Q, userId: number) {
   return db.selectFrom('contacts').selectAll().where('user_id', '=', userId).where('deleted_at', 'is', null);
 }
 
-export function findContact(db: Q, userId: number, id: number) {
-  return selectContacts(db, userId).where('id', '=', id).executeTakeFirst();
+// `findContact` serves GET /contacts/details, a hot path: its query is compiled once per engine
+// (SQL text differs) and then run with fresh parameters, skipping Kysely's build + compile.
+const findContactSql = new Map<Engine, CompiledQuery<ContactRow>>();
+
+/** The account's live contact `id`, or undefined. */
+export async function findContact(db: Q, userId: number, id: number): Promise<ContactRow | undefined> {
+  const engine = engineOf(db);
+  let compiled = findContactSql.get(engine);
+  if (!compiled) {
+    compiled = selectContacts(db, 0).where('id', '=', 0).compile();
+    // Parameters follow the where() calls: user_id, then id (deleted_at is null has none).
+    if (compiled.parameters.length !== 2) throw new Error('findContact: selectContacts changed its parameters');
+    findContactSql.set(engine, compiled);
+  }
+  const { rows } = await db.executeQuery<ContactRow>({ ...compiled, parameters: [userId, id] });
+  return rows[0];
 }
 
 /** Id of the live contact with this email (case-insensitive) in the contact type, other than `exceptId`. */

@@ -1,20 +1,21 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { Selectable } from 'kysely';
 import type { ContactTable } from '../../db/types.js';
-import { Email, Id, PagingQuery, QueryIds, Text } from '../../http/schemas.js';
+import { Email, PagingQuery, QueryIds, Text } from '../../http/schemas.js';
 import { countryById } from '../geo/geo.data.js';
-import { DATETIME_LOCAL, toCustomFieldObject } from './contacts.values.js';
+import { toCustomFieldObject } from './contacts.values.js';
 
 export type ContactRow = Selectable<ContactTable>;
 
 /** Every parameter of add (contract §6: the six reserved extras and `custom_field[<name>]` too). */
 export const contactFields = {
-  contact_type_id: Id,
+  // No range here: an out-of-range id or country is "The selected … is invalid.", decided in the service.
+  contact_type_id: Type.Integer(),
   first_name: Type.Optional(Text()),
   last_name: Type.Optional(Text()),
   email: Email,
   alt_email: Type.Optional(Email),
-  country: Id,
+  country: Type.Integer(),
   state: Type.Optional(Text()),
   city: Type.Optional(Text()),
   address_line1: Type.Optional(Text()),
@@ -24,14 +25,15 @@ export const contactFields = {
   father_name: Type.Optional(Text()),
   designation: Type.Optional(Text()),
   company_name: Type.Optional(Text()),
-  age: Type.Optional(Type.Number({ minimum: 0, maximum: 200 })),
-  birth_date: Type.Optional(Type.String({ pattern: DATETIME_LOCAL })),
-  join_date: Type.Optional(Type.String({ pattern: DATETIME_LOCAL })),
+  // Checked against their reserved types in the service, with the same messages as custom fields.
+  age: Type.Optional(Text(32)),
+  birth_date: Type.Optional(Text(32)),
+  join_date: Type.Optional(Text(32)),
   custom_field: Type.Optional(Type.Record(Type.String({ maxLength: 64 }), Type.String({ maxLength: 2000 }))),
 };
 
 export const AddContactBody = Type.Object(contactFields);
-export const UpdateContactBody = Type.Object({ contact_id: Id, ...contactFields });
+export const UpdateContactBody = Type.Object({ contact_id: Type.Integer(), ...contactFields });
 export type ContactInput = Static<typeof AddContactBody>;
 export const ContactIdQuery = QueryIds('contact_id');
 export const ListContactsQuery = PagingQuery;

@@ -1,12 +1,14 @@
 import type { Db } from '../../db/index.js';
 import { queryListSource } from '../../db/list-source.js';
 import { NotFound, RNF, type FieldErrors } from '../../http/errors.js';
-import { messages, Rules } from '../../http/messages.js';
+import { label, messages, Rules } from '../../http/messages.js';
 import { toId } from '../../http/schemas.js';
 import { findContactType } from '../contact-types/contact-types.queries.js';
 import { toContactType } from '../contact-types/contact-types.schema.js';
 import { customFieldsByName } from '../fields/fields.queries.js';
+import { RESERVED_EXTRAS } from '../fields/fields.reserved.js';
 import { countryById } from '../geo/geo.data.js';
+import { syncSegmentMembership } from '../segments/segments.membership.js';
 import {
   contactTypesByIds,
   findContact,
@@ -17,7 +19,10 @@ import {
   updateContactRow,
 } from './contacts.queries.js';
 import { toContact, type ContactInput, type ContactRow } from './contacts.schema.js';
-import { EXTRA_NAMES, fieldTypeMessage, fitsFieldType, parseCustomValues, serializeCustomValues, type CustomValues } from './contacts.values.js';
+import { fieldTypeMessage, fitsFieldType, parseCustomValues, serializeCustomValues, type CustomValues } from './contacts.values.js';
+
+/** Whether an integer fits the id columns (int4 on PostgreSQL). */
+const isDbId = (id: number) => id >= 1 && id <= 2_147_483_647;
 
 /** The list source of the account's contacts: country names and the `contact_type` object. */
 export function contactList(db: Db, userId: number) {
@@ -45,25 +50,31 @@ export async function getContact(db: Db, userId: number, rawId: unknown) {
  * on top of the schema's failures, reports all together, and returns the new custom values.
  */
 async function checkContact(db: Db, userId: number, input: ContactInput, rules: Rules, current: CustomValues, exceptId?: number): Promise<CustomValues> {
+  // The schema only says "integer": out-of-range ids are "invalid" like unknown ones (and never reach PostgreSQL's int4).
   await rules.check('contact_type_id', input.contact_type_id, async (id) =>
-    (await findContactType(db, userId, id)) ? null : messages.invalid('contact_type_id'),
+    isDbId(id) && (await findContactType(db, userId, id)) ? null : messages.invalid('contact_type_id'),
   );
   await rules.check('country', input.country, (id) => (countryById(id) ? null : messages.invalid('country')));
   const values: CustomValues = { ...current };
-  for (const name of EXTRA_NAMES) {
-    const v = (input as Record<string, unknown>)[name];
-    if (v !== undefined && !rules.failed(name)) values[name] = String(v);
-  }
   const given = input.custom_field ?? {};
   if (Object.keys(given).length && !rules.failed('custom_field')) {
-    const defs = await customFieldsByName(db, userId);
+    // Names match case-insensitively (they are unique that way); the reserved extras are accepted here too.
+    const defs = new Map<string, { name: string; type: string }>(RESERVED_EXTRAS.map((f) => [f.name, { name: f.name, type: f.type }]));
+    for (const [name, def] of await customFieldsByName(db, userId)) defs.set(name.toLowerCase(), { name, type: def.field_type });
     for (const [name, value] of Object.entries(given)) {
       const key = `custom_field.${name}`;
-      const def = defs.get(name);
+      const def = defs.get(name.toLowerCase());
       if (!def) rules.add(key, messages.invalid(key));
-      else if (!fitsFieldType(def.field_type, value)) rules.add(key, fieldTypeMessage(def.field_type, name));
-      else values[name] = value;
+      else if (!fitsFieldType(def.type, value)) rules.add(key, fieldTypeMessage(def.type, label(key)));
+      else values[def.name] = value;
     }
+  }
+  // The six extras as plain fields, checked against their reserved type; they win over custom_field[...].
+  for (const { name, type } of RESERVED_EXTRAS) {
+    const v = (input as Record<string, unknown>)[name];
+    if (v === undefined || rules.failed(name)) continue;
+    if (fitsFieldType(type, String(v))) values[name] = String(v);
+    else rules.add(name, fieldTypeMessage(type, label(name)));
   }
   if (!rules.failed('contact_type_id') && !rules.failed('email') && input.contact_type_id && input.email) {
     if (await findContactIdByEmail(db, userId, input.contact_type_id, input.email, exceptId)) rules.add('email', messages.unique('email'));
@@ -94,7 +105,12 @@ function columnsOf(input: ContactInput, custom: CustomValues) {
 /** Adds a contact; returns its id. */
 export async function addContact(db: Db, userId: number, input: ContactInput, schemaFailures: FieldErrors): Promise<number> {
   const custom = await checkContact(db, userId, input, new Rules(schemaFailures), {});
-  return insertContact(db, { user_id: userId, ...columnsOf(input, custom) });
+  // The contact and its segment membership change together.
+  return db.transaction().execute(async (trx) => {
+    const id = await insertContact(trx, { user_id: userId, ...columnsOf(input, custom) });
+    await syncSegmentMembership(trx, userId, { contactIds: [id] });
+    return id;
+  });
 }
 
 /**
@@ -103,20 +119,31 @@ export async function addContact(db: Db, userId: number, input: ContactInput, sc
  */
 export async function updateContact(db: Db, userId: number, input: ContactInput & { contact_id: number }, schemaFailures: FieldErrors): Promise<void> {
   const rules = new Rules(schemaFailures);
-  const row = rules.failed('contact_id') ? undefined : await findContact(db, userId, input.contact_id);
+  const row = rules.failed('contact_id') || !isDbId(input.contact_id) ? undefined : await findContact(db, userId, input.contact_id);
   if (!row && !rules.failed('contact_id')) throw new NotFound(RNF);
   const custom = await checkContact(db, userId, input, rules, parseCustomValues(row?.custom_field ?? null), input.contact_id);
-  await updateContactRow(db, userId, input.contact_id, columnsOf(input, custom));
+  await db.transaction().execute(async (trx) => {
+    await updateContactRow(trx, userId, input.contact_id, columnsOf(input, custom));
+    await syncSegmentMembership(trx, userId, { contactIds: [input.contact_id] });
+  });
 }
 
 export async function deleteContact(db: Db, userId: number, rawId: unknown): Promise<void> {
   const id = toId(rawId);
-  if (!id || (await softDeleteContacts(db, userId, [id])) === 0) throw new NotFound(RNF);
+  if (!id) throw new NotFound(RNF);
+  await db.transaction().execute(async (trx) => {
+    if ((await softDeleteContacts(trx, userId, [id])) === 0) throw new NotFound(RNF);
+    await syncSegmentMembership(trx, userId, { contactIds: [id] });
+  });
 }
 
 /** Soft-deletes the account's contacts among `ids`; not found when none of them is. */
 export async function bulkDeleteContacts(db: Db, userId: number, ids: number[]): Promise<number> {
-  const n = await softDeleteContacts(db, userId, [...new Set(ids)]);
-  if (n === 0) throw new NotFound(RNF);
-  return n;
+  const unique = [...new Set(ids)];
+  return db.transaction().execute(async (trx) => {
+    const n = await softDeleteContacts(trx, userId, unique);
+    if (n === 0) throw new NotFound(RNF);
+    await syncSegmentMembership(trx, userId, { contactIds: unique });
+    return n;
+  });
 }

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ok } from '../../http/envelope.js';
+import { schemaErrors } from '../../http/error-handler.js';
 import { sendList } from '../../http/list.js';
 import { DeleteCustomFieldQuery, ListFieldsQuery, SaveCustomFieldBody } from './fields.schema.js';
 import { createCustomField, deleteCustomField, fieldList } from './fields.service.js';
@@ -16,8 +17,8 @@ export const fieldRoutes: FastifyPluginAsyncTypebox = async (app) => {
     sendList(reply, 'customFields', req.query, fieldList(db, req.userId)),
   );
 
-  app.post('/custom-fields/save', { schema: { body: SaveCustomFieldBody } }, async (req) => {
-    const id = await createCustomField(db, req.userId, req.body.field_name, req.body.field_type);
+  app.post('/custom-fields/save', { schema: { body: SaveCustomFieldBody }, config: { deferValidation: true } }, async (req) => {
+    const id = await createCustomField(db, req.userId, req.body, schemaErrors(req));
     return ok('Added Successfully', { id });
   });
 

@@ -1,11 +1,70 @@
 import type { AppDeps } from '../../app.js';
+import type { Config } from '../../config.js';
+import type { MailMessage } from '../../delivery/transport.js';
+import { sendQuietly, systemFrom } from '../../delivery/transports.js';
+import { escapeHtml } from '../../delivery/placeholders.js';
+import { selectNotificationRecipients } from './notifications.queries.js';
 
 /** Events that mail every notification recipient of the account (contract §14). */
 export type EventName = 'single_send.completed' | 'contacts.imported' | 'sender.verified' | 'automation.live' | 'automation.paused';
 
+/** Subject and first sentence of each event's mail. */
+const EVENTS: Record<EventName, { subject: string; sentence: string }> = {
+  'single_send.completed': { subject: 'Single send completed', sentence: 'A single send has finished sending.' },
+  'contacts.imported': { subject: 'Contacts imported', sentence: 'A CSV import of contacts has finished.' },
+  'sender.verified': { subject: 'Sender verified', sentence: 'A sender address has been verified and can now be used.' },
+  'automation.live': { subject: 'Automation set live', sentence: 'An automation has been set live.' },
+  'automation.paused': { subject: 'Automation paused', sentence: 'An automation has been paused.' },
+};
+
+/** At most this many detail lines per mail: the note stays short whatever a caller passes. */
+const MAX_DETAILS = 20;
+
+function detailLines(details: Record<string, unknown>): Array<[string, string]> {
+  return Object.entries(details)
+    .slice(0, MAX_DETAILS)
+    .map(([k, v]) => [k, v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v)]);
+}
+
+/** The short note one recipient gets for one event (text and HTML, every value escaped in the HTML). */
+export function eventMail(
+  config: Pick<Config, 'dkim' | 'publicUrl'>,
+  recipient: { email_address: string; email_owner: string },
+  event: EventName,
+  details: Record<string, unknown>,
+): MailMessage {
+  const { subject, sentence } = EVENTS[event];
+  const lines = detailLines(details);
+  const footer = 'You receive this mail because this address is a notification recipient of the account.';
+  const text = [`Hello ${recipient.email_owner},`, '', sentence, '', ...lines.map(([k, v]) => `${k}: ${v}`), '', footer].join('\n');
+  const rows = lines.map(([k, v]) => `<tr><th align="left">${escapeHtml(k)}</th><td>${escapeHtml(v)}</td></tr>`).join('');
+  const html =
+    `<p>Hello ${escapeHtml(recipient.email_owner)},</p><p>${escapeHtml(sentence)}</p>` +
+    (rows ? `<table cellpadding="4">${rows}</table>` : '') +
+    `<p style="color:#666;font-size:12px">${escapeHtml(footer)}</p>`;
+  return {
+    from: systemFrom(config),
+    to: recipient.email_address,
+    subject: `[Campaign API] ${subject}`,
+    text,
+    html,
+    headers: { 'X-Campaign-Event': event, 'Auto-Submitted': 'auto-generated' },
+  };
+}
+
 /**
  * Mails each notification recipient of the account a short note about the event. Never throws:
- * a failed notification is logged, it does not fail the operation that caused it.
- * (Filled in by the notifications work; until then a no-op.)
+ * a failed notification is logged, it does not fail the operation that caused it. Only the
+ * recipient lookup is awaited; the mails are handed to the transport and not waited for, so a
+ * slow SMTP server never holds the caller's request.
  */
-export async function notifyEvent(_deps: AppDeps, _userId: number, _event: EventName, _details: Record<string, unknown>): Promise<void> {}
+export async function notifyEvent(deps: AppDeps, userId: number, event: EventName, details: Record<string, unknown>): Promise<void> {
+  try {
+    const recipients = await selectNotificationRecipients(deps.database.db, userId).orderBy('id').execute();
+    for (const r of recipients) {
+      void sendQuietly(deps.transport, deps.log, eventMail(deps.config, r, event, details), `notification ${event}`);
+    }
+  } catch (err) {
+    deps.log.warn({ err, event, userId }, 'notification recipients not read');
+  }
+}

@@ -1,15 +1,182 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import { engineOf, lockAccountSegments } from '../../db/dialect.js';
 import type { DB } from '../../db/types.js';
+import { isoMicros } from '../../util/time.js';
+import { customFieldsByName } from '../fields/fields.queries.js';
+import { conditionsOf, conditionsSql, fieldCatalogue, type FieldKind } from './segments.conditions.js';
+import { segmentsOf, segmentsTouching } from './segments.queries.js';
+import type { SegmentRow } from './segments.schema.js';
 
 /** Which contacts changed: all of a contact type, or some contacts of it. */
 export interface ContactsChange {
   contactTypeId?: number;
   contactIds?: number[];
+  /** A custom field was deleted: only the segments whose conditions name it are recomputed. */
+  fieldName?: string;
+}
+
+/** Ids per statement: well under both engines' parameter limits. */
+const CHUNK = 1000;
+
+function parse(text: string): string[] {
+  try {
+    const v = JSON.parse(text);
+    return Array.isArray(v) ? v.map(String) : [];
+  } catch {
+    return [];
+  }
+}
+
+/** The account's field catalogue for compiling conditions (reserved + custom fields + created_at). */
+export async function catalogueOf(db: Kysely<DB>, userId: number): Promise<Map<string, FieldKind>> {
+  return fieldCatalogue(await customFieldsByName(db, userId));
+}
+
+/**
+ * Brings one segment's matched members up to date, for every contact of its type or only for
+ * `contactIds`: removes members that no longer match (one DELETE) and adds the matching contacts
+ * that are neither members nor excluded (one INSERT … SELECT). Members that still match keep
+ * their row, id and `created_at` (the time they joined). `fresh` (a new segment) skips both
+ * membership checks: there is nothing to remove or skip yet.
+ */
+export async function refreshSegmentMembers(
+  db: Kysely<DB>,
+  segment: SegmentRow,
+  catalogue: Map<string, FieldKind>,
+  opts: { contactIds?: number[]; fresh?: boolean } = {},
+): Promise<void> {
+  const conds = conditionsOf(parse(segment.select_field), parse(segment.select_operator), parse(segment.value));
+  const match = conditionsSql(engineOf(db), conds, segment.query_type, catalogue);
+  const ids = opts.contactIds;
+  const candidates = () =>
+    db
+      .selectFrom('contacts as c')
+      .where('c.user_id', '=', segment.user_id)
+      .where('c.contact_type_id', '=', segment.contact_type_id)
+      .where('c.deleted_at', 'is', null)
+      .where(match);
+
+  if (!opts.fresh) {
+    await db
+      .deleteFrom('segment_recipients')
+      .where('segment_id', '=', segment.id)
+      .where('contact_id', 'is not', null)
+      .$if(ids !== undefined, (q) => q.where('contact_id', 'in', ids!))
+      .where((eb) => eb.not(eb.exists(candidates().select(sql.lit(1).as('one')).where('c.id', '=', sql.ref<number>('segment_recipients.contact_id')))))
+      .execute();
+  }
+
+  const now = isoMicros();
+  const rows = candidates()
+    .select([
+      sql<number>`cast(${segment.user_id} as integer)`.as('user_id'),
+      sql<number>`cast(${segment.id} as integer)`.as('segment_id'),
+      'c.id as contact_id',
+      sql<string>`cast(${now} as text)`.as('created_at'),
+      sql<string>`cast(${now} as text)`.as('updated_at'),
+    ])
+    .$if(ids !== undefined, (q) => q.where('c.id', 'in', ids!))
+    .$if(!opts.fresh, (q) =>
+      q
+        .where((eb) =>
+          eb.not(eb.exists(eb.selectFrom('segment_recipients as r').select(sql.lit(1).as('one')).whereRef('r.contact_id', '=', 'c.id').where('r.segment_id', '=', segment.id))),
+        )
+        .where((eb) =>
+          eb.not(eb.exists(eb.selectFrom('segment_exclusions as x').select(sql.lit(1).as('one')).whereRef('x.contact_id', '=', 'c.id').where('x.segment_id', '=', segment.id))),
+        ),
+    )
+    // Ascending ids, so the recipient list (newest first) follows the contacts' order.
+    .orderBy('c.id');
+  await db.insertInto('segment_recipients').columns(['user_id', 'segment_id', 'contact_id', 'created_at', 'updated_at']).expression(rows).execute();
 }
 
 /**
  * Keeps segment membership current after contacts are added, updated, imported or deleted, or
- * custom fields change. Call it inside the transaction that made the change.
- * (Filled in by the segments work; until then a no-op.)
+ * custom fields change (contract §8). Call it inside the transaction that made the change.
+ * `{ contactIds }` refreshes only those contacts in the segments they are in or may enter;
+ * `{ contactTypeId }` recomputes the segments of that type; `{ fieldName }` those naming the
+ * field; `{}` every segment of the account.
  */
-export async function syncSegmentMembership(_db: Kysely<DB>, _userId: number, _change: ContactsChange): Promise<void> {}
+export async function syncSegmentMembership(db: Kysely<DB>, userId: number, change: ContactsChange): Promise<void> {
+  await lockAccountSegments(db, userId);
+  const ids = change.contactIds ? [...new Set(change.contactIds)] : undefined;
+  if (ids && ids.length === 0) return;
+  let segments: SegmentRow[];
+  if (ids) segments = ids.length <= CHUNK ? await segmentsTouching(db, userId, ids) : await segmentsOf(db, userId);
+  else segments = await segmentsOf(db, userId, change.contactTypeId);
+  if (change.fieldName !== undefined) segments = segments.filter((s) => parse(s.select_field).includes(change.fieldName!));
+  if (segments.length === 0) return;
+
+  const catalogue = await catalogueOf(db, userId);
+  for (const segment of segments) {
+    if (!ids) {
+      await refreshSegmentMembers(db, segment, catalogue);
+      continue;
+    }
+    for (let i = 0; i < ids.length; i += CHUNK) {
+      await refreshSegmentMembers(db, segment, catalogue, { contactIds: ids.slice(i, i + CHUNK) });
+    }
+  }
+}
+
+/** One member as delivery needs it: the matched contact's fields, or the hand-added ones. */
+export interface SegmentRecipient {
+  recipient_id: number;
+  contact_id: number | null;
+  email: string;
+  first_name: string;
+  last_name: string;
+  alt_email: string | null;
+  country: string | null;
+  state: string | null;
+  city: string | null;
+  address_line1: string | null;
+  address_line2: string | null;
+  state_province_region: string | null;
+  postal_code: string | null;
+  /** The contact's custom values as stored (JSON text), or null. */
+  custom_field: string | null;
+}
+
+/**
+ * Every current member of one of the account's live segments, in batches of `batchSize`
+ * (keyset on the member id, ascending), so a large segment is never read whole into memory.
+ * Yields nothing for an unknown, deleted or other account's segment.
+ */
+export async function* segmentRecipients(db: Kysely<DB>, userId: number, segmentId: number, batchSize = 1000): AsyncGenerator<SegmentRecipient[]> {
+  const live = await db.selectFrom('segments').select('id').where('id', '=', segmentId).where('user_id', '=', userId).where('deleted_at', 'is', null).executeTakeFirst();
+  if (!live) return;
+  let after = 0;
+  for (;;) {
+    const rows = await db
+      .selectFrom('segment_recipients as r')
+      .leftJoin('contacts as c', 'c.id', 'r.contact_id')
+      .select([
+        'r.id as recipient_id',
+        'r.contact_id',
+        sql<string>`coalesce(c.email, r.email)`.as('email'),
+        sql<string>`coalesce(c.first_name, r.first_name, '')`.as('first_name'),
+        sql<string>`coalesce(c.last_name, r.last_name, '')`.as('last_name'),
+        'c.alt_email',
+        'c.country',
+        'c.state',
+        'c.city',
+        'c.address_line1',
+        'c.address_line2',
+        'c.state_province_region',
+        'c.postal_code',
+        'c.custom_field',
+      ])
+      .where('r.segment_id', '=', segmentId)
+      .where('r.user_id', '=', userId)
+      .where('r.id', '>', after)
+      .where((eb) => eb.or([eb('r.contact_id', 'is', null), eb('c.deleted_at', 'is', null)]))
+      .orderBy('r.id')
+      .limit(batchSize)
+      .execute();
+    if (rows.length === 0) return;
+    yield rows as SegmentRecipient[];
+    if (rows.length < batchSize) return;
+    after = rows[rows.length - 1].recipient_id;
+  }
+}

@@ -1,0 +1,162 @@
+/**
+ * `npm run bench:api`: throughput of the hottest read endpoints against a bare Fastify route in
+ * the same server process, on 100,000 contacts, and the server's memory while it streams all of
+ * them. See bench/README.md. Knobs (env): BENCH_CONTACTS, BENCH_DURATION (s), BENCH_RUNS,
+ * BENCH_CONNECTIONS, BENCH_ENGINES (sqlite,postgres), BENCH_RATE_LIMIT=0 to skip the rate-limited pass,
+ * BENCH_ONLY=memory|load to run one half.
+ */
+import http from 'node:http';
+import { benchDatabase, pgReachable, seedAccount, seedContacts, type Engine } from './lib/db.js';
+import { runLoad, type LoadResult } from './lib/load.js';
+import { fmt, fmtBytes, median, memoryOf, printFigure, resetPeakRss, timed } from './lib/measure.js';
+import { startServer, type BenchServer } from './lib/server.js';
+
+const N = Number(process.env.BENCH_CONTACTS ?? 100_000);
+const DURATION = Number(process.env.BENCH_DURATION ?? 10);
+const RUNS = Number(process.env.BENCH_RUNS ?? 3);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
+const ENGINES = (process.env.BENCH_ENGINES ?? 'sqlite,postgres').split(',') as Engine[];
+const WITH_RATE_LIMIT = process.env.BENCH_RATE_LIMIT !== '0';
+const ONLY = process.env.BENCH_ONLY ?? '';
+const TARGET = 0.5; // details ≥ 50% of the bare route's requests/s (the issue's target)
+
+interface Target {
+  name: string;
+  path: string | (() => string);
+  auth: boolean;
+}
+
+/** Streams `GET path` and counts bytes and `"fullname"` keys (one per contact) without keeping the body. */
+function streamCount(url: string, headers: Record<string, string>): Promise<{ status: number; bytes: number; items: number; tail: string }> {
+  return new Promise((resolve, reject) => {
+    http
+      .get(url, { headers }, (res) => {
+        let bytes = 0;
+        let items = 0;
+        let carry = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          bytes += Buffer.byteLength(chunk);
+          const text = carry + chunk;
+          items += text.split('"fullname":').length - 1;
+          carry = text.slice(-10); // shorter than the key, so no match is counted twice
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, bytes, items, tail: carry }));
+        res.on('error', reject);
+      })
+      .on('error', reject);
+  });
+}
+
+/**
+ * Peak RSS around full, unpaged lists: the stream must not hold the whole list. Twice on the same
+ * server: the first also pays for V8 sizing up its heap on a fresh process; the second shows the
+ * steady state (a list that were held in memory would grow the peak again).
+ */
+async function measureFullList(server: BenchServer, headers: Record<string, string>): Promise<void> {
+  for (const round of ['first', 'second']) {
+    const before = memoryOf(server.pid);
+    const reset = resetPeakRss(server.pid);
+    const { ms, result } = await timed(() => streamCount(`${server.url}/contacts/list`, headers));
+    const after = memoryOf(server.pid);
+    if (result.status !== 200 || result.items !== N || !result.tail.endsWith(']}}')) {
+      throw new Error(`full list: status ${result.status}, ${result.items} of ${N} contacts`);
+    }
+    const growth = Math.max(0, (after.peakKb - (reset ? before.rssKb : before.peakKb)) * 1024);
+    console.log(`${round} full list (GET /contacts/list, ${fmt(N)} contacts): ${fmtBytes(result.bytes)} in ${fmt(ms)} ms`);
+    console.log(
+      `  server RSS before ${fmtBytes(before.rssKb * 1024)} (peak so far ${fmtBytes(before.peakKb * 1024)})` +
+        `, peak during the list ${fmtBytes(after.peakKb * 1024)}${reset ? '' : ' (peak since start: clear_refs refused)'}` +
+        `: +${fmtBytes(growth)} = ${((100 * growth) / result.bytes).toFixed(0)}% of the response`,
+    );
+  }
+}
+
+/** `RUNS` rounds of every target in turn (interleaved, so drift hits all alike); per target: the runs. */
+async function measureTargets(server: BenchServer, targets: Target[], headers: Record<string, string>): Promise<Map<string, LoadResult[]>> {
+  const load = (t: Target, duration: number) =>
+    runLoad({ url: server.url, path: t.path, headers: t.auth ? headers : undefined, connections: CONNECTIONS, duration });
+  for (const t of targets) await load(t, Math.min(3, DURATION)); // warm-up: JIT, caches, pool
+  const results = new Map(targets.map((t) => [t.name, [] as LoadResult[]]));
+  for (let r = 0; r < RUNS; r++) {
+    for (const t of targets) {
+      const res = await load(t, DURATION);
+      results.get(t.name)!.push(res);
+      console.log(`  run ${r + 1}/${RUNS} ${t.name.padEnd(8)} ${fmt(res.rps).padStart(8)} req/s  p99 ${res.p99} ms`);
+    }
+  }
+  return results;
+}
+
+/** Prints median req/s and p99 per target and each one's ratio to the bare route. Returns the details ratio. */
+function report(title: string, results: Map<string, LoadResult[]>): number {
+  console.log(`\n${title} (median of ${RUNS} × ${DURATION} s, ${CONNECTIONS} connections)`);
+  const bare = median(results.get('bare')!.map((r) => r.rps));
+  let detailsRatio = NaN;
+  for (const [name, runs] of results) {
+    const rps = median(runs.map((r) => r.rps));
+    const p99 = median(runs.map((r) => r.p99));
+    if (name === 'bare') {
+      console.log(`${'bare (GET /bench/bare)'.padEnd(28)} ${fmt(rps).padStart(10)} req/s   p99 ${p99} ms`);
+      continue;
+    }
+    const ratio = printFigure(`${name} (p99 ${p99} ms)`, rps, { label: 'bare', value: bare }, 'req/s', name === 'details' ? TARGET : undefined);
+    if (name === 'details') detailsRatio = ratio;
+  }
+  return detailsRatio;
+}
+
+async function benchEngine(engine: Engine): Promise<void> {
+  console.log(`\n=== ${engine} ===`);
+  const bdb = await benchDatabase(engine);
+  const servers: BenchServer[] = [];
+  try {
+    const account = await seedAccount(bdb.db);
+    const seeded = await timed(() => seedContacts(bdb.db, account.user_id, N));
+    const { firstId, lastId } = seeded.result;
+    console.log(`seeded ${fmt(N)} contacts in ${fmt(seeded.ms)} ms`);
+    const randomId = () => firstId + Math.floor(Math.random() * (lastId - firstId + 1));
+    const targets: Target[] = [
+      { name: 'bare', path: '/bench/bare', auth: false },
+      { name: 'details', path: () => `/contacts/details?contact_id=${randomId()}`, auth: true },
+      { name: 'list', path: '/contacts/list?page=1&per_page=50', auth: true },
+    ];
+
+    const server = await startServer({ env: { DATABASE_URL: bdb.url, BENCH_BARE_ROUTE: '1', RATE_LIMIT_PER_MINUTE: '0' } });
+    servers.push(server);
+    if (ONLY !== 'load') await measureFullList(server, account.headers);
+    if (ONLY === 'memory') return;
+    const results = await measureTargets(server, targets, account.headers);
+    const ratio = report(`${engine}, rate limit off`, results);
+    await server.stop();
+
+    if (WITH_RATE_LIMIT) {
+      // The limit is on (the plugin does its per-account bookkeeping) but set too high to trip.
+      const limited = await startServer({ env: { DATABASE_URL: bdb.url, BENCH_BARE_ROUTE: '1', RATE_LIMIT_PER_MINUTE: '1000000000' } });
+      servers.push(limited);
+      const limitedResults = await measureTargets(limited, targets.slice(0, 2), account.headers);
+      const limitedRatio = report(`${engine}, rate limit on (never tripped)`, limitedResults);
+      console.log(`details/bare with the rate limit on: ${limitedRatio.toFixed(2)} (off: ${ratio.toFixed(2)})`);
+      await limited.stop();
+    }
+  } finally {
+    for (const s of servers) await s.stop();
+    await bdb.drop();
+  }
+}
+
+async function main(): Promise<void> {
+  console.log(`bench:api — ${fmt(N)} contacts, node ${process.version}`);
+  for (const engine of ENGINES) {
+    if (engine === 'postgres' && !(await pgReachable())) {
+      console.log('\n=== postgres === skipped: no PostgreSQL at BENCH_PG_URL / 127.0.0.1:5432');
+      continue;
+    }
+    await benchEngine(engine);
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

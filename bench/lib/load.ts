@@ -1,0 +1,51 @@
+import autocannon from 'autocannon';
+
+export interface LoadOptions {
+  /** Base URL of the server. */
+  url: string;
+  /** Path with query; or a function giving each request's path (e.g. a random id). */
+  path: string | (() => string);
+  headers?: Record<string, string>;
+  connections?: number;
+  /** Seconds. */
+  duration?: number;
+}
+
+export interface LoadResult {
+  /** Mean requests per second over the run (autocannon's `Req/Sec` average). */
+  rps: number;
+  /** Latency percentiles in ms. */
+  p50: number;
+  p99: number;
+  requests: number;
+  /** Responses that were not 2xx, and socket errors/timeouts: a valid run has none. */
+  non2xx: number;
+  errors: number;
+}
+
+/**
+ * One autocannon run from this process against `url + path` (10 connections, 10 s by default).
+ * Throws when any response is not 2xx or any request fails, so a figure never measures errors.
+ */
+export async function runLoad(opts: LoadOptions): Promise<LoadResult> {
+  const pathFn = typeof opts.path === 'function' ? opts.path : null;
+  const result = await autocannon({
+    url: opts.url + (pathFn ? pathFn() : opts.path),
+    connections: opts.connections ?? 10,
+    duration: opts.duration ?? 10,
+    headers: opts.headers,
+    requests: pathFn ? [{ setupRequest: (req) => ({ ...req, path: pathFn() }) }] : undefined,
+  });
+  const out: LoadResult = {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    requests: result.requests.total,
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
+  };
+  if (out.non2xx || out.errors) {
+    throw new Error(`load on ${opts.url}${typeof opts.path === 'string' ? opts.path : ''}: ${out.non2xx} non-2xx responses, ${out.errors} errors`);
+  }
+  return out;
+}

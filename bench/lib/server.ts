@@ -1,0 +1,73 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+/** The default entry: the production app plus the optional bare route (see bench/server.ts). */
+export const BENCH_SERVER_ENTRY = fileURLToPath(new URL('../server.ts', import.meta.url));
+
+export interface BenchServer {
+  /** Pid of the node process that serves (not a wrapper): read its /proc status for memory. */
+  readonly pid: number;
+  /** Base URL, e.g. `http://127.0.0.1:41234`. */
+  readonly url: string;
+  readonly child: ChildProcess;
+  /** SIGTERM, then SIGKILL after 5 s; resolves when the process has exited. */
+  stop(): Promise<void>;
+}
+
+export interface StartOptions {
+  /** Extra environment (DATABASE_URL, RATE_LIMIT_PER_MINUTE, BENCH_BARE_ROUTE, …). */
+  env?: Record<string, string>;
+  /** Script to run (default bench/server.ts). It must print `BENCH_READY <url>` or pino's "Server listening at <url>". */
+  entry?: string;
+  /** Extra node flags, e.g. `['--cpu-prof', '--cpu-prof-dir=/tmp/prof']`. */
+  nodeArgs?: string[];
+  timeoutMs?: number;
+}
+
+const READY = /(?:BENCH_READY|Server listening at) (https?:\/\/[^\s"]+)/;
+
+/**
+ * Starts the server as a child process (`node --import tsx <entry>`, so the pid is the server
+ * itself) on a free port, quiet logs and no rate limit unless `env` says otherwise, and waits
+ * until it listens.
+ */
+export function startServer(opts: StartOptions = {}): Promise<BenchServer> {
+  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), '--import', 'tsx', opts.entry ?? BENCH_SERVER_ENTRY], {
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '0', ...opts.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+    await exited;
+    clearTimeout(timer);
+  };
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      void stop();
+      reject(new Error(`server did not start within ${opts.timeoutMs ?? 60_000} ms:\n${output}`));
+    }, opts.timeoutMs ?? 60_000);
+    const onData = (buf: Buffer) => {
+      output += buf.toString();
+      const m = READY.exec(output);
+      if (m) {
+        clearTimeout(timer);
+        child.stdout!.off('data', onData);
+        child.stdout!.resume(); // keep draining so a chatty server never blocks on a full pipe
+        resolve({ pid: child.pid!, url: m[1], child, stop });
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', (buf: Buffer) => {
+      output += buf.toString();
+      if (process.env.BENCH_VERBOSE) process.stderr.write(buf);
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code} before listening:\n${output}`));
+    });
+  });
+}

@@ -1,0 +1,38 @@
+/**
+ * The server process the benchmarks start: the production app (buildApp on DATABASE_URL, migrated),
+ * plus — only when BENCH_BARE_ROUTE=1 — a public `GET /bench/bare` on the same Fastify instance,
+ * the baseline the API figures are compared with. Keeping this here leaves src/ free of bench hooks.
+ * Prints `BENCH_READY <url>` on stdout once it listens (PORT=0 picks a free port).
+ */
+import { buildApp } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+import { createDb } from '../src/db/index.js';
+import { migrateToLatest } from '../src/db/migrate.js';
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const database = createDb(config.databaseUrl);
+  await migrateToLatest(database.db);
+  const logger = config.logLevel === 'silent' ? false : { level: config.logLevel };
+  const app = await buildApp({ config, database, logger });
+  if (process.env.BENCH_BARE_ROUTE === '1') {
+    // Same instance, same global hooks (auth skip, input normalisation, compression check):
+    // the cost of Fastify itself, without a database or a schema.
+    app.get('/bench/bare', { config: { public: true } }, async () => ({ status: 'success', message: 'bare' }));
+  }
+  const url = await app.listen({ port: config.port, host: config.host });
+  console.log(`BENCH_READY ${url}`);
+
+  const shutdown = async () => {
+    await app.close();
+    await database.close();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void shutdown());
+  process.on('SIGTERM', () => void shutdown());
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,285 @@
+import { createReadStream } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { pipeline } from 'node:stream';
+import { parse, type Options, type Parser } from 'csv-parse';
+import { label, messages } from '../../http/messages.js';
+import { CONTACT_COLUMNS, RESERVED_EXTRAS, type FieldType } from '../fields/fields.reserved.js';
+import { findCountry } from '../geo/geo.data.js';
+import { isEmail } from '../unsubscribes/unsubscribes.schema.js';
+import { fieldTypeMessage, fitsFieldType } from './contacts.values.js';
+
+/** The contact's own columns, in this order in `ImportRow.values`. */
+export const STD_COLUMNS: readonly string[] = CONTACT_COLUMNS;
+const EMAIL = STD_COLUMNS.indexOf('email');
+const ALT_EMAIL = STD_COLUMNS.indexOf('alt_email');
+const COUNTRY = STD_COLUMNS.indexOf('country');
+/** Longest accepted text per standard column (as the add endpoint's schema). */
+const STD_MAX = STD_COLUMNS.map((c) => (c === 'postal_code' ? 32 : c === 'email' || c === 'alt_email' ? 254 : 255));
+
+export type Delimiter = ',' | ';' | '\t';
+
+/** A field kept in `custom_field`: one of the six reserved extras or a custom field. */
+interface ValueColumn {
+  at: number;
+  name: string;
+  type: FieldType | string;
+  max: number;
+}
+
+/** How the header's columns map to fields. */
+export interface HeaderPlan {
+  /** CSV column index of each of `STD_COLUMNS`, -1 when absent. */
+  std: number[];
+  custom: ValueColumn[];
+  /** Header names that match no field (their values are ignored). */
+  ignored: string[];
+  /** Required columns the header lacks (`email`, `country`). */
+  missing: string[];
+}
+
+/** A valid data row: the standard columns (null = empty cell) and its custom values as stored JSON text. */
+export interface ImportRow {
+  values: (string | null)[];
+  custom: string | null;
+}
+
+export interface RowError {
+  row: number;
+  field: string;
+  message: string;
+}
+
+/** What the reader yields: the header plan first, then batches of rows. */
+export type CsvMessage =
+  | { kind: 'header'; plan: HeaderPlan }
+  | { kind: 'batch'; rows: ImportRow[]; skipped: number; errors: RowError[] };
+
+/** How to read a file: its delimiter, the account's custom fields, rows per batch, errors kept. */
+export interface ReadOptions {
+  delimiter: Delimiter;
+  customFields: ReadonlyArray<{ name: string; type: string }>;
+  batchSize: number;
+  maxErrors: number;
+}
+
+/** A file that cannot be read as CSV; `text` is the message for the `file` field. */
+export class CsvFormatError extends Error {
+  constructor(readonly text: string) {
+    super(text);
+  }
+}
+
+const SNIFF_BYTES = 64 * 1024;
+/** A single record may not exceed this many characters (an unclosed quote would swallow the file). */
+const MAX_RECORD_CHARS = 1_000_000;
+
+/**
+ * Looks at the start of the file: the delimiter (`,` `;` or tab, whichever the header line holds
+ * most of outside quotes; `,` on a tie) and whether the file has any content at all.
+ */
+export async function sniffCsv(path: string): Promise<{ delimiter: Delimiter; empty: boolean }> {
+  const handle = await open(path, 'r');
+  try {
+    const buf = Buffer.alloc(SNIFF_BYTES);
+    const { bytesRead } = await handle.read(buf, 0, SNIFF_BYTES, 0);
+    const text = buf.toString('utf8', 0, bytesRead).replace(/^\uFEFF/, '');
+    const counts: Record<Delimiter, number> = { ',': 0, ';': 0, '\t': 0 };
+    let quoted = false;
+    for (const ch of text) {
+      if (ch === '"') quoted = !quoted;
+      else if (!quoted && (ch === '\n' || ch === '\r')) break;
+      else if (!quoted && (ch === ',' || ch === ';' || ch === '\t')) counts[ch]++;
+    }
+    const delimiter = (Object.keys(counts) as Delimiter[]).reduce((best, d) => (counts[d] > counts[best] ? d : best), ',' as Delimiter);
+    return { delimiter, empty: bytesRead < SNIFF_BYTES && text.trim() === '' };
+  } finally {
+    await handle.close();
+  }
+}
+
+/** `First Name`, `first-name`, `FIRST_NAME` → `first_name`. */
+function headerKey(name: string): string {
+  return name.trim().toLowerCase().replace(/[\s-]+/g, '_');
+}
+
+/**
+ * Maps header names to fields, case-insensitively: the contact's columns, the six reserved extras,
+ * then the account's custom fields (`customFields`: name → type). The first column for a field
+ * wins; later ones and unknown names are ignored.
+ */
+export function planHeader(header: string[], customFields: ReadonlyArray<{ name: string; type: string }>): HeaderPlan {
+  const valueFields = new Map<string, { name: string; type: string; max: number }>();
+  for (const f of RESERVED_EXTRAS) valueFields.set(f.name, { name: f.name, type: f.type, max: 255 });
+  for (const f of customFields) if (!valueFields.has(f.name.toLowerCase())) valueFields.set(f.name.toLowerCase(), { name: f.name, type: f.type, max: 2000 });
+  const plan: HeaderPlan = { std: STD_COLUMNS.map(() => -1), custom: [], ignored: [], missing: [] };
+  const taken = new Set<string>();
+  header.forEach((raw, at) => {
+    const key = headerKey(raw);
+    if (key === '') return;
+    const std = STD_COLUMNS.indexOf(key);
+    const value = valueFields.get(key);
+    const field = std >= 0 ? STD_COLUMNS[std] : value?.name;
+    if (field === undefined || taken.has(field)) {
+      plan.ignored.push(raw.trim());
+      return;
+    }
+    taken.add(field);
+    if (std >= 0) plan.std[std] = at;
+    else plan.custom.push({ at, name: value!.name, type: value!.type, max: value!.max });
+  });
+  for (const required of [EMAIL, COUNTRY]) if (plan.std[required] < 0) plan.missing.push(STD_COLUMNS[required]);
+  return plan;
+}
+
+/**
+ * Checks one record against the plan. Returns the row, or null after reporting each failing field
+ * through `fail` (the row is then skipped: bad data is never stored).
+ */
+export function checkRecord(record: string[], plan: HeaderPlan, fail: (field: string, message: string) => void): ImportRow | null {
+  const values: (string | null)[] = new Array(STD_COLUMNS.length);
+  let ok = true;
+  for (let c = 0; c < values.length; c++) {
+    const at = plan.std[c];
+    const v = at >= 0 && at < record.length ? record[at].trim() : '';
+    if (v === '') {
+      values[c] = null;
+      continue;
+    }
+    values[c] = v;
+    if (v.length > STD_MAX[c] && c !== EMAIL && c !== ALT_EMAIL) {
+      fail(STD_COLUMNS[c], messages.maxString(STD_COLUMNS[c], STD_MAX[c]));
+      ok = false;
+    }
+  }
+  const email = values[EMAIL];
+  if (email === null) {
+    fail('email', messages.required('email'));
+    ok = false;
+  } else if (!isEmail(email)) {
+    fail('email', messages.email('email'));
+    ok = false;
+  }
+  const alt = values[ALT_EMAIL];
+  if (alt !== null && !isEmail(alt)) {
+    fail('alt_email', messages.email('alt_email'));
+    ok = false;
+  }
+  const country = values[COUNTRY];
+  if (country === null) {
+    fail('country', messages.required('country'));
+    ok = false;
+  } else {
+    const found = findCountry(country);
+    if (found) values[COUNTRY] = String(found.id);
+    else {
+      fail('country', messages.invalid('country'));
+      ok = false;
+    }
+  }
+  let custom: Record<string, string> | null = null;
+  for (const f of plan.custom) {
+    const v = f.at < record.length ? record[f.at].trim() : '';
+    if (v === '') continue;
+    if (!fitsFieldType(f.type, v)) {
+      fail(f.name, fieldTypeMessage(f.type, label(f.name)));
+      ok = false;
+    } else if (v.length > f.max) {
+      fail(f.name, messages.maxString(f.name, f.max));
+      ok = false;
+    } else (custom ??= {})[f.name] = v;
+  }
+  return ok ? { values, custom: custom ? JSON.stringify(custom) : null } : null;
+}
+
+/** A csv-parse failure → the text reported on the `file` field, naming the row it started on. */
+function formatError(err: Error & { code?: string; records?: number }): CsvFormatError {
+  // `records` counts the records read before the failing one (blank lines included, like our rows).
+  const where = typeof err.records === 'number' ? ` (row ${err.records + 1})` : '';
+  const reason =
+    err.code === 'CSV_QUOTE_NOT_CLOSED'
+      ? 'a quoted value is never closed'
+      : err.code === 'CSV_MAX_RECORD_SIZE'
+        ? 'a row is longer than 1,000,000 characters; is a quote left open'
+        : err.code === 'CSV_INVALID_CLOSING_QUOTE' || err.code === 'CSV_NON_TRIMABLE_CHAR_AFTER_CLOSING_QUOTE'
+          ? 'unexpected text after a closing quote'
+          : 'it cannot be read';
+  return new CsvFormatError(`The file is not a valid CSV file: ${reason}${where}.`);
+}
+
+/**
+ * Reads records in arrays of up to `size`, waiting for the parser only when its buffer is empty:
+ * one await per batch, not per record, and the file is read only as fast as batches are taken.
+ */
+async function* recordBatches(path: string, delimiter: Delimiter, size: number): AsyncGenerator<string[][]> {
+  const options: Options = { bom: true, delimiter, relax_column_count: true, relax_quotes: true, max_record_size: MAX_RECORD_CHARS };
+  // A readable buffer of a whole batch (passed on to the Transform), so a batch needs few wake-ups.
+  const parser: Parser = parse({ ...options, readableHighWaterMark: size } as Options);
+  const input = createReadStream(path, { highWaterMark: 256 * 1024 });
+  let ended = false;
+  let failure = null as (Error & { code?: string; records?: number }) | null;
+  let wake: (() => void) | null = null;
+  const poke = () => wake?.();
+  parser.on('readable', poke);
+  parser.on('end', () => ((ended = true), poke()));
+  pipeline(input, parser, (err) => {
+    if (err) failure = err;
+    poke();
+  });
+  try {
+    let batch: string[][] = [];
+    for (;;) {
+      let record: string[] | null;
+      while (batch.length < size && (record = parser.read()) !== null) batch.push(record);
+      if (batch.length === size) {
+        yield batch;
+        batch = [];
+        continue;
+      }
+      if (failure) throw failure.code?.startsWith('CSV_') ? formatError(failure) : failure;
+      if (ended) break;
+      await new Promise<void>((resolve) => (wake = resolve));
+      wake = null;
+    }
+    if (batch.length) yield batch;
+  } finally {
+    input.destroy();
+    parser.destroy();
+  }
+}
+
+/**
+ * Streams a CSV file of contacts: yields the header plan, then batches of checked rows with the
+ * rows skipped and the first `maxErrors` errors. Row numbers count records with the header as row
+ * 1 (so they match a spreadsheet's row numbers unless a quoted value spans lines); blank records
+ * are neither imported nor reported. Throws `CsvFormatError` when the file is not valid CSV.
+ */
+export async function* readContactCsv(path: string, opts: ReadOptions): AsyncGenerator<CsvMessage> {
+  let plan: HeaderPlan | null = null;
+  let rowNumber = 0;
+  let errorsLeft = opts.maxErrors;
+  for await (const records of recordBatches(path, opts.delimiter, opts.batchSize)) {
+    const rows: ImportRow[] = [];
+    const errors: RowError[] = [];
+    let skipped = 0;
+    const fail = (field: string, message: string) => {
+      if (errorsLeft > 0) {
+        errors.push({ row: rowNumber, field, message });
+        errorsLeft--;
+      }
+    };
+    for (const record of records) {
+      rowNumber++;
+      if (plan === null) {
+        plan = planHeader(record, opts.customFields);
+        yield { kind: 'header', plan };
+        continue;
+      }
+      if (record.every((v) => v.trim() === '')) continue;
+      const row = checkRecord(record, plan, fail);
+      if (row) rows.push(row);
+      else skipped++;
+    }
+    if (rows.length || skipped) yield { kind: 'batch', rows, skipped, errors };
+  }
+  if (plan === null) throw new CsvFormatError('The file is empty.');
+}

@@ -1,0 +1,91 @@
+import { randomUUID } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
+import { ok } from '../../http/envelope.js';
+import { AppError, ValidationError } from '../../http/errors.js';
+import { csvSample, importContactsCsv, isCsvName, type CsvUpload } from './contacts.csv.service.js';
+
+function tooLarge(maxBytes: number): AppError {
+  return new AppError(413, `The file must not be greater than ${Math.floor(maxBytes / 1024)} kilobytes.`);
+}
+
+/**
+ * Reads the multipart body (the file part may come before or after `contact_type_id`) and streams
+ * the `file` part to a temporary file, never into memory. Over the size limit: 413, nothing kept.
+ * A body that is not multipart carries no file, but its `contact_type_id` is still checked.
+ */
+async function receiveUpload(req: FastifyRequest, maxBytes: number): Promise<{ upload: CsvUpload; cleanup: () => Promise<void> }> {
+  const tmp = join(tmpdir(), `campaign-import-${randomUUID()}.csv`);
+  const cleanup = () => rm(tmp, { force: true });
+  if (!req.isMultipart()) {
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    const typeId = body.contact_type_id;
+    return {
+      upload: { contactTypeId: typeId === undefined ? undefined : String(typeId), file: body.file === undefined ? null : { name: '', path: null, isFile: false } },
+      cleanup,
+    };
+  }
+  let contactTypeId: string | undefined;
+  let file: CsvUpload['file'] = null;
+  try {
+    for await (const part of req.parts()) {
+      if (part.type === 'field') {
+        const value = String(part.value ?? '');
+        if (part.fieldname === 'contact_type_id') contactTypeId ??= value;
+        else if (part.fieldname === 'file' && !file && value.trim() !== '') file = { name: '', path: null, isFile: false };
+        continue;
+      }
+      // An empty file input (no file chosen) has no name; other file fields are not ours.
+      if (part.fieldname !== 'file' || !part.filename || file?.path) {
+        part.file.resume();
+        continue;
+      }
+      if (!isCsvName(part.filename)) {
+        file = { name: part.filename, path: null, isFile: true };
+        part.file.resume();
+        continue;
+      }
+      await pipeline(part.file, createWriteStream(tmp, { flags: 'wx', mode: 0o600 }));
+      if (part.file.truncated) throw tooLarge(maxBytes);
+      file = { name: part.filename, path: tmp, isFile: true };
+    }
+  } catch (err) {
+    await cleanup();
+    const { code, message } = err as { code?: string; message?: string };
+    if (code === 'FST_REQ_FILE_TOO_LARGE') throw tooLarge(maxBytes);
+    if (code === 'FST_FILES_LIMIT') throw new ValidationError({ file: ['Only one file may be uploaded.'] });
+    // busboy's parse errors are plain Errors: a broken body is the client's fault, not a 500.
+    if (!code && /multipart|unexpected end of form|malformed part/i.test(message ?? '')) throw new AppError(400, 'The multipart body is malformed.');
+    throw err;
+  }
+  return { upload: { contactTypeId, file }, cleanup };
+}
+
+/** `/contacts/csv-sample/download` and `/contacts/upload-csv` (contract §7). */
+export const contactCsvRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { db } = app.deps.database;
+
+  app.get('/contacts/csv-sample/download', async (req, reply) => {
+    const body = await csvSample(db, req.userId);
+    return reply
+      .type('text/csv; charset=utf-8')
+      .header('content-disposition', 'attachment; filename="contacts-sample.csv"')
+      .header('cache-control', 'no-store')
+      .send(body);
+  });
+
+  app.post('/contacts/upload-csv', { config: { rawMultipart: true } }, async (req) => {
+    const { upload, cleanup } = await receiveUpload(req, app.deps.config.maxCsvBytes);
+    try {
+      const summary = await importContactsCsv(app.deps, req.userId, upload);
+      return ok('Imported Successfully', { summary });
+    } finally {
+      await cleanup();
+    }
+  });
+};

@@ -1,0 +1,204 @@
+import type { AppDeps } from '../../app.js';
+import type { Db } from '../../db/index.js';
+import { ValidationError } from '../../http/errors.js';
+import { messages, Rules } from '../../http/messages.js';
+import { toId } from '../../http/schemas.js';
+import { isoMicros } from '../../util/time.js';
+import { findContactType } from '../contact-types/contact-types.queries.js';
+import { customFieldsByName, selectFields } from '../fields/fields.queries.js';
+import { CONTACT_COLUMNS, RESERVED_EXTRAS, fieldLabel } from '../fields/fields.reserved.js';
+import { notifyEvent } from '../notifications/notifications.events.js';
+import { syncSegmentMembership } from '../segments/segments.membership.js';
+import { CsvFormatError, STD_COLUMNS, readContactCsv, sniffCsv, type ImportRow, type RowError } from './contacts.csv.parse.js';
+import { contactsByEmailKeys, contactUpserter, hasContacts, type ExistingContact } from './contacts.csv.queries.js';
+import { parseCustomValues, serializeCustomValues } from './contacts.values.js';
+
+/** What the route received: the raw `contact_type_id` and the stored file (path null: not stored). */
+export interface CsvUpload {
+  contactTypeId: string | undefined;
+  file: { name: string; path: string | null; isFile: boolean } | null;
+}
+
+/** The `summary` of the response (contract §7). */
+export interface ImportSummary {
+  created: number;
+  updated: number;
+  skipped: number;
+  errors: RowError[];
+}
+
+/** Rows per statement: 17 parameters each on SQLite (limit 32,766), arrays on PostgreSQL. */
+const BATCH = 1000;
+const MAX_ERRORS = 100;
+const EMAIL = STD_COLUMNS.indexOf('email');
+
+/** The request's field rules, all reported together; returns the contact type id. */
+async function checkUpload(db: Db, userId: number, upload: CsvUpload): Promise<number> {
+  const rules = new Rules();
+  const raw = upload.contactTypeId?.trim();
+  let typeId = 0;
+  if (!raw) rules.add('contact_type_id', messages.required('contact_type_id'));
+  else if (!/^[-+]?\d+$/.test(raw)) rules.add('contact_type_id', messages.integer('contact_type_id'));
+  else {
+    typeId = toId(raw.replace(/^\+/, '')) ?? 0;
+    if (!typeId || !(await findContactType(db, userId, typeId))) rules.add('contact_type_id', messages.invalid('contact_type_id'));
+  }
+  if (!upload.file) rules.add('file', messages.required('file'));
+  else if (!upload.file.isFile || !upload.file.path) rules.add('file', messages.fileType('file', 'csv'));
+  rules.done();
+  return typeId;
+}
+
+/** Whether a file name has the csv extension (the only type the spec allows). */
+export function isCsvName(name: string): boolean {
+  return /\.csv$/i.test(name.trim());
+}
+
+function fileError(text: string): ValidationError {
+  return new ValidationError({ file: [text] });
+}
+
+/** An existing contact as a row to merge the file's values into. */
+function fromExisting(c: ExistingContact): ImportRow {
+  return { values: STD_COLUMNS.map((col) => (c[col] === '' ? null : c[col])), custom: c.custom_field };
+}
+
+/** The file's non-empty cells win; empty cells keep what the contact had (custom values merge). */
+function merge(prev: ImportRow, next: ImportRow): ImportRow {
+  const values = next.values.map((v, i) => v ?? prev.values[i]);
+  if (!prev.custom || !next.custom) return { values, custom: next.custom ?? prev.custom };
+  return { values, custom: serializeCustomValues({ ...parseCustomValues(prev.custom), ...parseCustomValues(next.custom) }) };
+}
+
+/**
+ * The writer of one import, inside its transaction. `write` takes a batch: learns which emails
+ * exist (one query), merges repeated emails (the later row wins; PostgreSQL refuses to update a
+ * row twice in one statement) and upserts the batch in one statement. Every row counts once:
+ * `updated` when its email existed before it (in the contact type, or earlier in the file), else
+ * `created`. The upsert is left running while the caller parses the next batch (PostgreSQL works
+ * in its own process meanwhile; statements on one connection still run in order); the next
+ * `write`, or `flush`, waits for it.
+ */
+async function contactWriter(trx: Db, userId: number, typeId: number) {
+  const upsert = contactUpserter(trx);
+  const now = isoMicros();
+  // When the type had no live contact at the start, only emails this import wrote can exist, so a
+  // batch of new emails needs no lookup (a first import of a big list). SQLite has one writer;
+  // on PostgreSQL a contact added to the type meanwhile is still never duplicated (ON CONFLICT).
+  const written = (await hasContacts(trx, userId, typeId)) ? null : new Set<string>();
+  let pending: Promise<void> = Promise.resolve();
+  const write = async (rows: ImportRow[], summary: ImportSummary): Promise<void> => {
+    await pending;
+    if (rows.length === 0) return;
+    const keys = new Set<string>();
+    for (const r of rows) keys.add(r.values[EMAIL]!.toLowerCase());
+    const ask = written ? [...keys].filter((k) => written.has(k)) : [...keys];
+    const found = new Map<string, ImportRow>();
+    if (ask.length) for (const c of await contactsByEmailKeys(trx, userId, typeId, ask)) found.set(c.email_key, fromExisting(c));
+    const merged = new Map<string, ImportRow>();
+    for (const row of rows) {
+      const key = row.values[EMAIL]!.toLowerCase();
+      const prev = merged.get(key) ?? found.get(key);
+      if (prev) summary.updated++;
+      else summary.created++;
+      merged.set(key, prev ? merge(prev, row) : row);
+    }
+    const tuples: unknown[][] = [];
+    for (const [key, { values: v, custom }] of merged) {
+      tuples.push([userId, typeId, v[0] ?? '', v[1] ?? '', v[2], key, v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], custom, now, now]);
+      written?.add(key);
+    }
+    pending = upsert(tuples);
+    pending.catch(() => undefined); // awaited by the next write or flush; not an unhandled rejection
+  };
+  return { write, flush: () => pending };
+}
+
+/**
+ * Imports a stored CSV file into a contact type (contract §7): checks the request, then the header,
+ * then imports every row in one transaction with segment membership brought up to date, so a
+ * failure anywhere (bad CSV, disk, database) leaves nothing behind. Notifies after the commit.
+ */
+export async function importContactsCsv(deps: AppDeps, userId: number, upload: CsvUpload): Promise<ImportSummary> {
+  const { db } = deps.database;
+  const typeId = await checkUpload(db, userId, upload);
+  const path = upload.file!.path!;
+  const { delimiter, empty } = await sniffCsv(path);
+  if (empty) throw fileError('The file is empty.');
+  const customFields = [...(await customFieldsByName(db, userId))].map(([name, f]) => ({ name, type: f.field_type }));
+  const opts = { delimiter, customFields, batchSize: BATCH, maxErrors: MAX_ERRORS };
+  const reader = readContactCsv(path, opts);
+  const summary: ImportSummary = { created: 0, updated: 0, skipped: 0, errors: [] };
+  try {
+    const first = await reader.next();
+    if (first.done || first.value.kind !== 'header') throw fileError('The file is empty.');
+    const { missing, ignored } = first.value.plan;
+    if (missing.length) throw fileError(`The file is missing the required column${missing.length > 1 ? 's' : ''}: ${missing.join(', ')}.`);
+    for (const name of ignored) summary.errors.push({ row: 1, field: name, message: `The column ${name} is not a field; its values were ignored.` });
+
+    await db.transaction().execute(async (trx) => {
+      const writer = await contactWriter(trx, userId, typeId);
+      for await (const msg of reader) {
+        if (msg.kind !== 'batch') continue;
+        summary.skipped += msg.skipped;
+        for (const e of msg.errors) if (summary.errors.length < MAX_ERRORS) summary.errors.push(e);
+        await writer.write(msg.rows, summary);
+      }
+      await writer.flush();
+      await syncSegmentMembership(trx, userId, { contactTypeId: typeId });
+    });
+  } catch (err) {
+    if (err instanceof CsvFormatError) throw fileError(err.text);
+    throw err;
+  } finally {
+    await reader.return(undefined);
+  }
+  // Fire and forget: the import is committed whatever happens to the notification mail.
+  const details = { contact_type_id: typeId, created: summary.created, updated: summary.updated, skipped: summary.skipped };
+  notifyEvent(deps, userId, 'contacts.imported', details).catch(() => undefined);
+  return summary;
+}
+
+/** A CSV cell: quoted when it holds a delimiter, quote, line break or edge spaces (RFC 4180). */
+function cell(value: string): string {
+  return /[",;\t\r\n]|^\s|\s$/.test(value) ? `"${value.replace(/"/g, '""')}"` : value;
+}
+
+const SAMPLE_ROWS: Array<Record<string, string>> = [
+  {
+    first_name: 'Ada', last_name: 'Lovelace', email: 'ada.lovelace@example.com', alt_email: 'ada@example.org', country: 'India',
+    state: 'Maharashtra', city: 'Mumbai', address_line1: '12 Marine Drive, Flat 4', address_line2: 'Colaba', state_province_region: 'Maharashtra',
+    postal_code: '400005', father_name: 'George Byron', designation: 'Engineer', company_name: 'Analytical Engines Ltd', age: '36',
+    birth_date: '1988-12-10T09:00', join_date: '2021-03-15T09:30',
+  },
+  {
+    first_name: 'Grace', last_name: 'Hopper', email: 'grace.hopper@example.com', alt_email: '', country: 'US',
+    state: 'New York', city: 'New York', address_line1: '221 Broadway', address_line2: 'Suite 5', state_province_region: 'NY',
+    postal_code: '10007', father_name: 'Walter Murray', designation: 'Team Lead', company_name: 'Compiler Works Inc', age: '41',
+    birth_date: '1983-12-09T08:00', join_date: '2022-06-01T10:00',
+  },
+];
+
+/** An example value for a custom field of a type, per sample row. */
+function sampleValue(type: string, name: string, row: number): string {
+  if (type === 'number') return row === 0 ? '42' : '7';
+  if (type === 'datetime-local') return row === 0 ? '2024-03-01T10:00' : '2024-04-15T14:30';
+  return `${fieldLabel(name)} ${row + 1}`;
+}
+
+/**
+ * The CSV sample: a header of every importable column (the contact's columns, the six reserved
+ * extras, the account's custom fields) and two example rows; CRLF lines, with a UTF-8 BOM so
+ * spreadsheet programs read it as UTF-8 (the import accepts it back as it is).
+ */
+export async function csvSample(db: Db, userId: number): Promise<string> {
+  const custom = await selectFields(db, userId).orderBy('id').execute();
+  const header = [...CONTACT_COLUMNS, ...RESERVED_EXTRAS.map((f) => f.name), ...custom.map((f) => f.field_name)];
+  const lines = [header.map(cell).join(',')];
+  SAMPLE_ROWS.forEach((row, i) => {
+    const values = [...CONTACT_COLUMNS, ...RESERVED_EXTRAS.map((f) => f.name)].map((c) => row[c] ?? '');
+    for (const f of custom) values.push(sampleValue(f.field_type, f.field_name, i));
+    lines.push(values.map(cell).join(','));
+  });
+  return '\uFEFF' + lines.join('\r\n') + '\r\n';
+}

@@ -1,0 +1,37 @@
+import type { Kysely } from 'kysely';
+import type { DB } from '../../db/types.js';
+import { isoMicros } from '../../util/time.js';
+
+type Q = Kysely<DB>;
+
+/** The account's notification recipients. */
+export function selectNotificationRecipients(db: Q, userId: number) {
+  return db.selectFrom('notification_recipients').selectAll().where('user_id', '=', userId);
+}
+
+/** Whether the account already has this address (case-insensitive). */
+export async function hasNotificationRecipient(db: Q, userId: number, email: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('notification_recipients')
+    .select('id')
+    .where('user_id', '=', userId)
+    .where('email_key', '=', email.toLowerCase())
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+export async function insertNotificationRecipient(db: Q, userId: number, email: string, owner: string): Promise<number> {
+  const now = isoMicros();
+  const row = await db
+    .insertInto('notification_recipients')
+    .values({ user_id: userId, email_address: email, email_key: email.toLowerCase(), email_owner: owner, created_at: now, updated_at: now })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return row.id;
+}
+
+/** Deletes the account's recipients among `ids`; returns how many went. */
+export async function deleteNotificationRecipients(db: Q, userId: number, ids: number[]): Promise<number> {
+  const res = await db.deleteFrom('notification_recipients').where('user_id', '=', userId).where('id', 'in', ids).executeTakeFirst();
+  return Number(res.numDeletedRows);
+}

@@ -1,0 +1,190 @@
+import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
+import type { DB } from '../../db/types.js';
+import { isoMicros } from '../../util/time.js';
+import type { RecipientListRow } from './segments.schema.js';
+
+type Q = Kysely<DB>;
+
+/** The stored form of a segment's definition. */
+export interface SegmentValues {
+  contact_type_id: number;
+  segment_name: string;
+  select_field: string[];
+  select_operator: string[];
+  value: string[];
+  query_type: string;
+}
+
+function columnsOf(v: SegmentValues) {
+  return {
+    contact_type_id: v.contact_type_id,
+    segment_name: v.segment_name,
+    select_field: JSON.stringify(v.select_field),
+    select_operator: JSON.stringify(v.select_operator),
+    value: JSON.stringify(v.value),
+    query_type: v.query_type,
+  };
+}
+
+/** The account's live segments, each with its member count (matched and hand-added). */
+export function selectSegmentsWithCounts(db: Q, userId: number) {
+  return db
+    .selectFrom('segments as s')
+    .selectAll('s')
+    .select((eb) =>
+      eb
+        .selectFrom('segment_recipients as r')
+        .select((e) => e.fn.countAll<number>().as('n'))
+        .whereRef('r.segment_id', '=', 's.id')
+        .as('segment_emails_count'),
+    )
+    .where('s.user_id', '=', userId)
+    .where('s.deleted_at', 'is', null);
+}
+
+/** One live segment of the account. */
+export function findSegment(db: Q, userId: number, id: number) {
+  return db
+    .selectFrom('segments')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .where('id', '=', id)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+}
+
+/** The account's live segments (all, or those of one contact type). */
+export function segmentsOf(db: Q, userId: number, contactTypeId?: number) {
+  return db
+    .selectFrom('segments')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .where('deleted_at', 'is', null)
+    .$if(contactTypeId !== undefined, (q) => q.where('contact_type_id', '=', contactTypeId!))
+    .orderBy('id')
+    .execute();
+}
+
+/** The account's live segments that `contactIds` belong to now or may belong to (same contact type). */
+export function segmentsTouching(db: Q, userId: number, contactIds: number[]) {
+  return db
+    .selectFrom('segments as s')
+    .selectAll('s')
+    .where('s.user_id', '=', userId)
+    .where('s.deleted_at', 'is', null)
+    .where((eb) =>
+      eb.or([
+        eb('s.contact_type_id', 'in', eb.selectFrom('contacts').select('contact_type_id').where('user_id', '=', userId).where('id', 'in', contactIds)),
+        eb('s.id', 'in', eb.selectFrom('segment_recipients').select('segment_id').where('contact_id', 'in', contactIds)),
+      ]),
+    )
+    .orderBy('s.id')
+    .execute();
+}
+
+export async function insertSegment(db: Q, userId: number, values: SegmentValues): Promise<number> {
+  const now = isoMicros();
+  const row = await db
+    .insertInto('segments')
+    .values({ user_id: userId, ...columnsOf(values), created_at: now, updated_at: now })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return row.id;
+}
+
+/** Saves a new definition; the old exclusions end with it (the segment was edited). */
+export async function updateSegmentRow(db: Q, userId: number, id: number, values: SegmentValues): Promise<void> {
+  await db
+    .updateTable('segments')
+    .set({ ...columnsOf(values), updated_at: isoMicros() })
+    .where('user_id', '=', userId)
+    .where('id', '=', id)
+    .execute();
+  await db.deleteFrom('segment_exclusions').where('segment_id', '=', id).execute();
+}
+
+/** Soft-deletes a segment and removes its members and exclusions. */
+export async function softDeleteSegment(db: Q, userId: number, id: number): Promise<void> {
+  const now = isoMicros();
+  await db.updateTable('segments').set({ deleted_at: now, updated_at: now }).where('user_id', '=', userId).where('id', '=', id).execute();
+  await db.deleteFrom('segment_recipients').where('segment_id', '=', id).execute();
+  await db.deleteFrom('segment_exclusions').where('segment_id', '=', id).execute();
+}
+
+/** A segment's members for the recipient list: matched contacts' own fields, or the hand-added ones. */
+export function selectRecipients(db: Q, userId: number, segmentId: number) {
+  return db
+    .selectFrom('segment_recipients as r')
+    .leftJoin('contacts as c', 'c.id', 'r.contact_id')
+    .select([
+      'r.id',
+      'r.user_id',
+      'r.segment_id',
+      'r.contact_id',
+      sql<string | null>`coalesce(c.first_name, r.first_name)`.as('first_name'),
+      sql<string | null>`coalesce(c.last_name, r.last_name)`.as('last_name'),
+      sql<string | null>`coalesce(c.email, r.email)`.as('email'),
+      'c.country',
+      'c.state',
+      'c.city',
+      'c.address_line1',
+      'r.created_at',
+      'r.updated_at',
+    ])
+    .where('r.user_id', '=', userId)
+    .where('r.segment_id', '=', segmentId)
+    .where((eb) => eb.or([eb('r.contact_id', 'is', null), eb('c.deleted_at', 'is', null)])) as unknown as SelectQueryBuilder<DB, 'segment_recipients', RecipientListRow>;
+}
+
+/** One member of one of the account's live segments. */
+export function findRecipient(db: Q, userId: number, id: number) {
+  // Through the account's segments: on PostgreSQL the key is (segment_id, id), not id alone.
+  return db
+    .selectFrom('segment_recipients as r')
+    .select(['r.id', 'r.segment_id', 'r.contact_id'])
+    .where('r.segment_id', 'in', db.selectFrom('segments').select('id').where('user_id', '=', userId).where('deleted_at', 'is', null))
+    .where('r.id', '=', id)
+    .where('r.user_id', '=', userId)
+    .executeTakeFirst();
+}
+
+/** Removes a member; a matched contact also stays out until the segment is edited. */
+export async function removeRecipient(db: Q, row: { id: number; segment_id: number; contact_id: number | null }): Promise<void> {
+  await db.deleteFrom('segment_recipients').where('segment_id', '=', row.segment_id).where('id', '=', row.id).execute();
+  if (row.contact_id !== null) {
+    await db.insertInto('segment_exclusions').values({ segment_id: row.segment_id, contact_id: row.contact_id }).execute();
+  }
+}
+
+/** Whether an address (lower-cased) is already a member: hand-added, or a matched live contact. */
+export async function emailInSegment(db: Q, userId: number, segment: { id: number; contact_type_id: number }, emailKey: string): Promise<boolean> {
+  const hand = await db
+    .selectFrom('segment_recipients')
+    .select('id')
+    .where('segment_id', '=', segment.id)
+    .where('email_key', '=', emailKey)
+    .executeTakeFirst();
+  if (hand) return true;
+  // Matched members are contacts of the segment's type: found through the contacts' email index.
+  const matched = await db
+    .selectFrom('contacts as c')
+    .innerJoin('segment_recipients as r', (j) => j.onRef('r.contact_id', '=', 'c.id').on('r.segment_id', '=', segment.id))
+    .select('r.id')
+    .where('c.user_id', '=', userId)
+    .where('c.contact_type_id', '=', segment.contact_type_id)
+    .where('c.email_key', '=', emailKey)
+    .where('c.deleted_at', 'is', null)
+    .executeTakeFirst();
+  return matched !== undefined;
+}
+
+/** Adds a recipient by hand; returns its id. */
+export async function insertHandRecipient(db: Q, userId: number, segmentId: number, v: { first_name: string; last_name: string; email: string }) {
+  const now = isoMicros();
+  const row = await db
+    .insertInto('segment_recipients')
+    .values({ user_id: userId, segment_id: segmentId, contact_id: null, ...v, email_key: v.email.toLowerCase(), created_at: now, updated_at: now })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return row.id;
+}

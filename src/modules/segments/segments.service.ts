@@ -1,0 +1,137 @@
+import type { Db } from '../../db/index.js';
+import { isUniqueViolation, lockAccountSegments } from '../../db/dialect.js';
+import { queryListSource } from '../../db/list-source.js';
+import { NotFound, RNF, Rnf, type FieldErrors } from '../../http/errors.js';
+import { messages, Rules } from '../../http/messages.js';
+import { toId } from '../../http/schemas.js';
+import { findContactType } from '../contact-types/contact-types.queries.js';
+import { parseConditions, arity } from './segments.conditions.js';
+import { catalogueOf, refreshSegmentMembers } from './segments.membership.js';
+import {
+  emailInSegment,
+  findRecipient,
+  findSegment,
+  insertHandRecipient,
+  insertSegment,
+  removeRecipient,
+  selectRecipients,
+  selectSegmentsWithCounts,
+  softDeleteSegment,
+  updateSegmentRow,
+  type SegmentValues,
+} from './segments.queries.js';
+import { toSegment, toSegmentRecipient, type RecipientInput, type RecipientListRow, type SegmentInput, type SegmentRow } from './segments.schema.js';
+
+/** The list source of the account's segments with `segment_emails_count`. */
+export function segmentList(db: Db, userId: number) {
+  return queryListSource(
+    () => selectSegmentsWithCounts(db, userId),
+    's.id',
+    (rows: Array<SegmentRow & { segment_emails_count: unknown }>) =>
+      rows.map((r) => ({ ...toSegment(r), segment_emails_count: Number(r.segment_emails_count ?? 0) })),
+  );
+}
+
+/**
+ * Checks a create/update body on top of the schema's failures (the contact type is the account's,
+ * each condition names a known field, an operator that suits it and the values it takes) and
+ * returns the definition to store.
+ */
+async function checkSegment(db: Db, userId: number, input: SegmentInput, rules: Rules): Promise<SegmentValues> {
+  await rules.check('contact_type_id', input.contact_type_id, async (id) =>
+    (await findContactType(db, userId, id)) ? null : messages.invalid('contact_type_id'),
+  );
+  const conditions = parseConditions(input, await catalogueOf(db, userId), rules);
+  rules.done();
+  return {
+    contact_type_id: input.contact_type_id,
+    segment_name: input.segment_name,
+    select_field: conditions.map((c) => c.field),
+    select_operator: conditions.map((c) => c.operator),
+    // Only the entries the operators take (none for `is empty`), in order.
+    value: conditions.flatMap((c) => c.values.slice(0, arity(c.operator))),
+    query_type: input.query_type ?? 'and',
+  };
+}
+
+/** Creates a segment and computes its membership in the same transaction; returns its id. */
+export async function createSegment(db: Db, userId: number, input: SegmentInput, schemaFailures: FieldErrors): Promise<number> {
+  const values = await checkSegment(db, userId, input, new Rules(schemaFailures));
+  return db.transaction().execute(async (trx) => {
+    await lockAccountSegments(trx, userId);
+    const id = await insertSegment(trx, userId, values);
+    const row = (await findSegment(trx, userId, id))!;
+    await refreshSegmentMembers(trx, row, await catalogueOf(trx, userId), { fresh: true });
+    return id;
+  });
+}
+
+/**
+ * Replaces a segment's definition and recomputes its membership: members that still match keep
+ * their place, hand-added recipients stay, and matched contacts removed by hand come back.
+ */
+export async function updateSegment(db: Db, userId: number, input: SegmentInput & { segment_id: number }, schemaFailures: FieldErrors): Promise<void> {
+  const rules = new Rules(schemaFailures);
+  if (!rules.failed('segment_id') && !(await findSegment(db, userId, input.segment_id))) throw new NotFound(RNF);
+  const values = await checkSegment(db, userId, input, rules);
+  await db.transaction().execute(async (trx) => {
+    await lockAccountSegments(trx, userId);
+    if (!(await findSegment(trx, userId, input.segment_id))) throw new NotFound(RNF);
+    await updateSegmentRow(trx, userId, input.segment_id, values);
+    const row = (await findSegment(trx, userId, input.segment_id))!;
+    await refreshSegmentMembers(trx, row, await catalogueOf(trx, userId));
+  });
+}
+
+/** Soft-deletes a segment and drops its members. */
+export async function deleteSegment(db: Db, userId: number, rawId: unknown): Promise<void> {
+  const id = toId(rawId);
+  await db.transaction().execute(async (trx) => {
+    if (!id || !(await findSegment(trx, userId, id))) throw new NotFound(RNF);
+    await lockAccountSegments(trx, userId);
+    await softDeleteSegment(trx, userId, id);
+  });
+}
+
+/** The list source of a segment's members (`Record not found` for an unknown segment). */
+export async function recipientList(db: Db, userId: number, rawSegmentId: unknown) {
+  const id = toId(rawSegmentId);
+  if (!id || !(await findSegment(db, userId, id))) throw new NotFound(Rnf);
+  return queryListSource(
+    () => selectRecipients(db, userId, id),
+    'r.id',
+    (rows: RecipientListRow[]) => rows.map(toSegmentRecipient),
+  );
+}
+
+/** Adds a recipient by hand; an address already in the segment is a field error on `email`. */
+export async function addRecipient(db: Db, userId: number, input: RecipientInput, schemaFailures: FieldErrors): Promise<number> {
+  const rules = new Rules(schemaFailures);
+  const segment = rules.failed('segment_id') ? undefined : await findSegment(db, userId, input.segment_id);
+  if (!segment && !rules.failed('segment_id')) rules.add('segment_id', messages.invalid('segment_id'));
+  if (segment && !rules.failed('email') && (await emailInSegment(db, userId, segment, input.email.toLowerCase()))) {
+    rules.add('email', messages.unique('email'));
+  }
+  rules.done();
+  try {
+    return await insertHandRecipient(db, userId, segment!.id, { first_name: input.first_name, last_name: input.last_name, email: input.email });
+  } catch (err) {
+    // Two requests adding the same address at once: the unique index decides.
+    if (isUniqueViolation(err)) new Rules({ email: [messages.unique('email')] }).done();
+    throw err;
+  }
+}
+
+/**
+ * Removes a member. A hand-added recipient is deleted; a matched contact is excluded from the
+ * segment until the segment is edited (the contact itself is untouched).
+ */
+export async function deleteRecipient(db: Db, userId: number, rawId: unknown): Promise<void> {
+  const id = toId(rawId);
+  await db.transaction().execute(async (trx) => {
+    await lockAccountSegments(trx, userId);
+    const row = id ? await findRecipient(trx, userId, id) : undefined;
+    if (!row) throw new NotFound(RNF);
+    await removeRecipient(trx, row);
+  });
+}

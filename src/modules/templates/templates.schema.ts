@@ -1,0 +1,37 @@
+import { Type, type Static } from '@sinclair/typebox';
+
+/** A design template as the API returns it (api-spec "Design template"), fields in the spec's order. */
+export const DesignTemplateSchema = Type.Object({
+  id: Type.Integer(),
+  template_name: Type.String(),
+  preview_image: Type.String(),
+  json_code: Type.String(),
+  html_code: Type.String(),
+  is_blank: Type.Union([Type.Literal(0), Type.Literal(1)]),
+  created_at: Type.Union([Type.String(), Type.Null()]),
+  updated_at: Type.Union([Type.String(), Type.Null()]),
+});
+export type DesignTemplate = Static<typeof DesignTemplateSchema>;
+
+/** Neither list takes input; unknown query parameters are ignored. */
+export const NoQuery = Type.Object({});
+
+/** The API shape of a shipped template: its catalog entry, MJML source and compiled HTML. */
+export function toDesignTemplate(
+  entry: { id: number; template_name: string; is_blank: 0 | 1 },
+  previewImage: string,
+  jsonCode: string,
+  htmlCode: string,
+  timestamp: string | null,
+): DesignTemplate {
+  return {
+    id: entry.id,
+    template_name: entry.template_name,
+    preview_image: previewImage,
+    json_code: jsonCode,
+    html_code: htmlCode,
+    is_blank: entry.is_blank,
+    created_at: timestamp,
+    updated_at: timestamp,
+  };
+}

@@ -1,0 +1,87 @@
+import type { Db } from '../../db/index.js';
+import { queryListSource } from '../../db/list-source.js';
+import { NotFound, RNF, type FieldErrors } from '../../http/errors.js';
+import { messages, Rules } from '../../http/messages.js';
+import { toId } from '../../http/schemas.js';
+import { findUnsubscribeGroup } from './groups.queries.js';
+import { deleteUnsubscribers, insertUnsubscribers, selectUnsubscribers, type GroupKey } from './unsubscribes.queries.js';
+import { MAX_ADDRESSES, parseEmailList, toUnsubscriber, type UnsubscriberRow } from './unsubscribes.schema.js';
+
+/** What delete and bulk delete may touch: global entries, or recipients of the account's live groups. */
+export type UnsubscribeList = 'global' | 'groups';
+
+/** The list source of one list of the account: global entries (null) or a group's recipients. */
+function unsubscriberList(db: Db, userId: number, groupId: GroupKey) {
+  return queryListSource(
+    () => selectUnsubscribers(db, userId, groupId),
+    'id',
+    (rows: UnsubscriberRow[]) => rows.map(toUnsubscriber),
+  );
+}
+
+/** The account's global unsubscribe list. */
+export function globalUnsubscribeList(db: Db, userId: number) {
+  return unsubscriberList(db, userId, null);
+}
+
+/** A live group's recipients; a missing, malformed, foreign or deleted group is RNF. */
+export async function groupRecipientList(db: Db, userId: number, rawGroupId: unknown) {
+  const groupId = toId(rawGroupId);
+  if (!groupId || !(await findUnsubscribeGroup(db, userId, groupId))) throw new NotFound(RNF);
+  return unsubscriberList(db, userId, groupId);
+}
+
+/** Checks `email_address` (a comma-separated list, contract §9) into `rules`; returns the addresses. */
+function checkEmailList(rules: Rules, value: string | undefined): string[] {
+  if (rules.failed('email_address') || value === undefined) return [];
+  const { emails, invalid } = parseEmailList(value);
+  if (invalid) rules.add('email_address', messages.email('email_address'));
+  else if (emails.length === 0) rules.add('email_address', messages.required('email_address'));
+  else if (emails.length > MAX_ADDRESSES) rules.add('email_address', messages.maxItems('email_address', MAX_ADDRESSES));
+  return emails;
+}
+
+/** Adds a checked list in one transaction, so a failing chunk leaves none of the list behind. */
+async function addToList(db: Db, userId: number, groupId: GroupKey, emails: string[]): Promise<number[]> {
+  return db.transaction().execute(async (trx) => (await insertUnsubscribers(trx, userId, groupId, emails)).ids);
+}
+
+/** Adds addresses to the global list (present ones are no-ops); returns each address's entry id. */
+export async function addGlobalUnsubscribes(db: Db, userId: number, emailList: string): Promise<number[]> {
+  const rules = new Rules();
+  const emails = checkEmailList(rules, emailList);
+  rules.done();
+  return addToList(db, userId, null, emails);
+}
+
+/**
+ * Adds addresses to a live group of the account (`manually-add`); the group rule and the address
+ * rule are reported together with the schema's failures. Returns each address's entry id.
+ */
+export async function addGroupRecipients(
+  db: Db,
+  userId: number,
+  input: { unsubscribe_groups_id: number; email_address: string },
+  schemaFailures: FieldErrors,
+): Promise<number[]> {
+  const rules = new Rules(schemaFailures);
+  await rules.check('unsubscribe_groups_id', input.unsubscribe_groups_id, async (id) =>
+    (await findUnsubscribeGroup(db, userId, id)) ? null : messages.invalid('unsubscribe_groups_id'),
+  );
+  const emails = checkEmailList(rules, input.email_address);
+  rules.done();
+  return addToList(db, userId, input.unsubscribe_groups_id, emails);
+}
+
+/** Deletes one entry of the account's global list or groups; RNF when there is none. */
+export async function deleteUnsubscriber(db: Db, userId: number, rawId: unknown, list: UnsubscribeList): Promise<void> {
+  const id = toId(rawId);
+  if (!id || (await deleteUnsubscribers(db, userId, [id], list)) === 0) throw new NotFound(RNF);
+}
+
+/** Deletes the account's entries among `ids` (others are ignored, as for contacts); RNF when none was. */
+export async function bulkDeleteUnsubscribers(db: Db, userId: number, ids: number[], list: UnsubscribeList): Promise<number> {
+  const n = await deleteUnsubscribers(db, userId, [...new Set(ids)], list);
+  if (n === 0) throw new NotFound(RNF);
+  return n;
+}

@@ -1,0 +1,39 @@
+import type { FastifyPluginAsync } from 'fastify';
+import { escapeHtml } from '../delivery/placeholders.js';
+import { verifySenderByToken } from '../modules/senders/senders.service.js';
+
+/** A small self-contained HTML page (every interpolated value is escaped by the caller). */
+function page(title: string, body: string): string {
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex"><title>${title}</title>
+<style>body{font-family:system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem;color:#222;line-height:1.5}h1{font-size:1.4rem}</style>
+</head><body><h1>${title}</h1>${body}</body></html>`;
+}
+
+/**
+ * `GET /sender/verify?token=…` (contract §10): the link mailed to a sender's address. Public: the
+ * signed token is the credential. A forged, altered or expired token, or a sender deleted or
+ * re-addressed since, verifies nothing and says so (400 / 404).
+ */
+export const senderVerifyRoutes: FastifyPluginAsync = async (app) => {
+  app.get('/sender/verify', { config: { public: true } }, async (req, reply) => {
+    const token = (req.query as Record<string, unknown> | undefined)?.token;
+    const outcome = await verifySenderByToken(app.deps, token);
+    reply.type('text/html; charset=utf-8').header('Cache-Control', 'no-store').header('Referrer-Policy', 'no-referrer');
+    if (!outcome.ok) {
+      const text =
+        outcome.reason === 'invalid'
+          ? 'This verification link is invalid or has expired. Ask for a new verification mail.'
+          : 'This verification link is no longer valid: the sender was deleted or its address has changed.';
+      return reply.code(outcome.reason === 'invalid' ? 400 : 404).send(page('Invalid verification link', `<p>${escapeHtml(text)}</p>`));
+    }
+    const s = outcome.sender;
+    return reply.send(
+      page(
+        'Sender verified',
+        `<p><b>${escapeHtml(s.from_name)}</b> &lt;${escapeHtml(s.from_email)}&gt; is now a verified sender and can be used for campaigns.</p>`,
+      ),
+    );
+  });
+};

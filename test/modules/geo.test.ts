@@ -1,0 +1,149 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
+import { pickEncoding } from '../../src/modules/geo/geo.routes.js';
+import { setup, type TestContext } from '../helpers.js';
+
+const PATH = '/get/country-state-city';
+
+describe('country, state, city lookup', () => {
+  let t: TestContext;
+  let keys: Record<string, string>;
+  before(async () => {
+    t = await setup();
+    keys = { publickey: t.a.keys!.public_key, secretkey: t.a.keys!.secret_key };
+  });
+  after(() => t.close());
+
+  const raw = (query = '', headers: Record<string, string> = {}) => t.app.inject({ method: 'GET', url: PATH + query, headers: { ...keys, ...headers } });
+
+  it('returns every country, state and city with exactly the documented element fields', async () => {
+    const r = await t.a.get(PATH);
+    assert.equal(r.status, 200);
+    assert.equal(r.headers['content-type'], 'application/json; charset=utf-8');
+    assert.equal(r.body.status, 'success');
+    const { countries, states, cities } = r.body.message;
+    assert.deepEqual(Object.keys(r.body.message), ['countries', 'states', 'cities']);
+    assert.ok(countries.length > 240, `countries: ${countries.length}`);
+    assert.ok(states.length > 4000, `states: ${states.length}`);
+    assert.ok(cities.length > 100_000, `cities: ${cities.length}`);
+    assert.ok(countries.every((c: object) => Object.keys(c).join() === 'id,name,iso2,phonecode'));
+    assert.ok(states.every((s: object) => Object.keys(s).join() === 'id,name,country_id,iso2'));
+    assert.ok(cities.every((c: object) => Object.keys(c).join() === 'id,name,state_id,country_id'));
+    assert.ok(countries.every((c: { id: unknown }) => Number.isInteger(c.id)));
+    assert.ok(cities.every((c: { id: unknown; state_id: unknown; country_id: unknown }) => Number.isInteger(c.id) && Number.isInteger(c.state_id) && Number.isInteger(c.country_id)));
+    const india = countries.find((c: { id: number }) => c.id === 101);
+    assert.deepEqual(india, { id: 101, name: 'India', iso2: 'IN', phonecode: '91' });
+    const stateIds = new Set(states.map((s: { id: number }) => s.id));
+    assert.ok(cities.slice(0, 1000).every((c: { state_id: number }) => stateIds.has(c.state_id)));
+  });
+
+  it('narrows states and cities by country_id, keeping every country', async () => {
+    const r = await t.a.get(PATH, { country_id: 101 });
+    const { countries, states, cities } = r.body.message;
+    assert.ok(countries.length > 240);
+    assert.ok(states.length > 20);
+    assert.ok(states.every((s: { country_id: number }) => s.country_id === 101));
+    assert.ok(cities.length > 1000);
+    assert.ok(cities.every((c: { country_id: number }) => c.country_id === 101));
+  });
+
+  it('narrows cities by state_id', async () => {
+    const states = (await t.a.get(PATH, { country_id: 101 })).body.message.states;
+    const maharashtra = states.find((s: { name: string }) => s.name === 'Maharashtra');
+    assert.ok(maharashtra);
+    const r = await t.a.get(PATH, { country_id: 101, state_id: maharashtra.id });
+    assert.ok(r.body.message.cities.length > 10);
+    assert.ok(r.body.message.cities.every((c: { state_id: number }) => c.state_id === maharashtra.id));
+    assert.ok(r.body.message.cities.some((c: { name: string }) => c.name === 'Pune'));
+    const onlyState = await t.a.get(PATH, { state_id: maharashtra.id });
+    assert.deepEqual(onlyState.body.message.cities, r.body.message.cities);
+  });
+
+  it('answers an unknown country with empty states and cities, and a malformed one with 422', async () => {
+    const r = await t.a.get(PATH, { country_id: 999999 });
+    assert.equal(r.status, 200);
+    assert.deepEqual(r.body.message.states, []);
+    assert.deepEqual(r.body.message.cities, []);
+    const bad = await t.a.get(PATH, { country_id: 'India' });
+    assert.equal(bad.status, 422);
+    assert.deepEqual(bad.body, { status: 'failed', errors: { country_id: ['The country id must be an integer.'] } });
+  });
+
+  it('sends ETag and Cache-Control, and 304 for a matching If-None-Match', async () => {
+    const r = await raw();
+    const etag = r.headers.etag as string;
+    assert.match(etag, /^"[A-Za-z0-9_-]+"$/);
+    assert.match(String(r.headers['cache-control']), /max-age=\d+/);
+    assert.match(String(r.headers.vary), /Accept-Encoding/);
+    for (const inm of [etag, `W/${etag}`, `"other", ${etag}`, '*']) {
+      const again = await raw('', { 'if-none-match': inm });
+      assert.equal(again.statusCode, 304, inm);
+      assert.equal(again.body, '');
+      assert.equal(again.headers.etag, etag);
+    }
+    assert.equal((await raw('', { 'if-none-match': '"stale"' })).statusCode, 200);
+    const narrowed = await raw('?country_id=101');
+    assert.notEqual(narrowed.headers.etag, etag);
+    assert.equal((await raw('?country_id=101', { 'if-none-match': etag })).statusCode, 200);
+  });
+
+  it('sends the same data gzip- and br-compressed, with their own ETags that still match', async () => {
+    const plain = await raw();
+    const gz = await raw('', { 'accept-encoding': 'gzip, deflate' });
+    assert.equal(gz.headers['content-encoding'], 'gzip');
+    assert.equal(gz.headers['content-type'], 'application/json; charset=utf-8');
+    assert.ok(gz.rawPayload.length < plain.rawPayload.length / 4);
+    assert.ok(gunzipSync(gz.rawPayload).equals(plain.rawPayload));
+    const br = await raw('', { 'accept-encoding': 'gzip, br' });
+    assert.equal(br.headers['content-encoding'], 'br');
+    assert.ok(brotliDecompressSync(br.rawPayload).equals(plain.rawPayload));
+    assert.notEqual(gz.headers.etag, plain.headers.etag);
+    assert.equal((await raw('', { 'accept-encoding': 'gzip', 'if-none-match': gz.headers.etag as string })).statusCode, 304);
+    assert.equal((await raw('', { 'if-none-match': br.headers.etag as string })).statusCode, 304);
+  });
+
+  it('answers repeated full requests faster than compressing the body once: compressed once, then kept', async () => {
+    const plain = (await raw()).rawPayload;
+    await raw('', { 'accept-encoding': 'gzip' });
+    const median = (xs: number[]) => xs.sort((x, y) => x - y)[Math.floor(xs.length / 2)];
+    // Baseline measured in the same run (machines are noisy): what gzipping the body per request costs.
+    const baseline: number[] = [];
+    const served: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      let start = performance.now();
+      gzipSync(plain);
+      baseline.push(performance.now() - start);
+      start = performance.now();
+      const r = await raw('', { 'accept-encoding': 'gzip' });
+      served.push(performance.now() - start);
+      assert.equal(r.statusCode, 200);
+    }
+    assert.ok(median(served) < median(baseline) / 2, `served ${median(served).toFixed(1)} ms, gzip alone ${median(baseline).toFixed(1)} ms`);
+  });
+
+  it('picks br, then gzip, honouring q=0', () => {
+    assert.equal(pickEncoding(undefined), null);
+    assert.equal(pickEncoding('identity'), null);
+    assert.equal(pickEncoding('deflate'), null);
+    assert.equal(pickEncoding('gzip'), 'gzip');
+    assert.equal(pickEncoding('gzip, deflate, br'), 'br');
+    assert.equal(pickEncoding('br;q=0, gzip'), 'gzip');
+    assert.equal(pickEncoding('br;q=0.5, gzip;q=0.8'), 'gzip');
+    assert.equal(pickEncoding('*'), 'br');
+    assert.equal(pickEncoding('*, br;q=0'), 'gzip');
+    assert.equal(pickEncoding('gzip;q=0, br;q=0'), null);
+  });
+
+  it('needs the keys', async () => {
+    const r = await t.anon.get(PATH);
+    assert.equal(r.status, 401);
+    assert.deepEqual(r.body, {
+      status: 'failed',
+      errors: { PublicKey: ['The public key field is required.'], SecretKey: ['The secret key field is required.'] },
+    });
+    const wrong = await t.app.inject({ method: 'GET', url: PATH, headers: { publickey: 'pk_x', secretkey: 'sk_y' } });
+    assert.equal(wrong.statusCode, 401);
+    assert.deepEqual(wrong.json(), { status: 'failed', errors: 'Invalid API credentials' });
+  });
+});

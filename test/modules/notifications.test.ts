@@ -1,0 +1,213 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { fieldErrors, setup, type Client, type TestContext } from '../helpers.js';
+import { SmtpSink } from '../support/smtp-sink.js';
+import { notifyEvent } from '../../src/modules/notifications/notifications.events.js';
+import { TransportError, type Transport } from '../../src/delivery/transport.js';
+import { createDb } from '../../src/db/index.js';
+
+const TS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
+const RNF = { status: 'failed', errors: 'Record Not Found' };
+
+let seq = 0;
+const uniqueEmail = (tag = 'n') => `${tag}.${process.pid}.${++seq}@example.com`;
+
+describe('notification recipients', () => {
+  let t: TestContext;
+  let sink: SmtpSink;
+  before(async () => {
+    sink = await SmtpSink.start();
+    t = await setup({}, { smtpUrl: sink.url });
+  });
+  after(async () => {
+    await t.close();
+    await sink.close();
+  });
+
+  async function add(c: Client = t.a, email = uniqueEmail(), owner = 'Olga'): Promise<number> {
+    const r = await c.post('/notification-recipient/save', { email_address: email, email_owner: owner });
+    assert.equal(r.status, 200, r.text);
+    return r.body.id;
+  }
+  const ids = async (c: Client = t.a) =>
+    (await c.get('/notification-recipients')).body.message.notifications.map((n: { id: number }) => n.id) as number[];
+
+  it('saves a recipient and returns its id beside the text', async () => {
+    const email = uniqueEmail();
+    const r = await t.a.post('/notification-recipient/save', { email_address: email, email_owner: 'Olga Owner' });
+    assert.equal(r.status, 200);
+    assert.deepEqual(Object.keys(r.body), ['status', 'message', 'id']);
+    assert.equal(r.body.message, 'Added Successfully');
+    const list = (await t.a.get('/notification-recipients')).body.message.notifications;
+    const n = list.find((x: { id: number }) => x.id === r.body.id);
+    assert.deepEqual(Object.keys(n), ['id', 'user_id', 'email_address', 'email_owner', 'created_at', 'updated_at']);
+    assert.equal(n.user_id, t.a.keys!.user_id);
+    assert.equal(n.email_address, email);
+    assert.equal(n.email_owner, 'Olga Owner');
+    assert.match(n.created_at, TS);
+  });
+
+  it('reports missing fields, the owner\'s message without a final period', async () => {
+    const r = await t.a.post('/notification-recipient/save', { email_owner: ' ' });
+    assert.equal(r.status, 422);
+    assert.deepEqual(
+      r.body,
+      fieldErrors({ email_address: ['The email address field is required.'], email_owner: ['The name field is required'] }),
+    );
+  });
+
+  it('rejects an invalid address and an over-long owner name', async () => {
+    const r = await t.a.post('/notification-recipient/save', { email_address: 'nope', email_owner: 'x'.repeat(256) });
+    assert.deepEqual(
+      r.body,
+      fieldErrors({ email_address: ['The email address must be a valid email address.'], email_owner: ['The name must not be greater than 255 characters.'] }),
+    );
+  });
+
+  it('rejects an address the account already has (any case), but not one of another account', async () => {
+    const email = uniqueEmail('dup');
+    await add(t.a, email);
+    const dup = await t.a.post('/notification-recipient/save', { email_address: email.toUpperCase(), email_owner: '' });
+    assert.equal(dup.status, 422);
+    assert.deepEqual(
+      dup.body,
+      fieldErrors({ email_owner: ['The name field is required'], email_address: ['The email address has already been taken.'] }),
+    );
+    await add(t.b, email);
+  });
+
+  it('lists only the account\'s recipients, newest first, with optional paging', async () => {
+    const first = await add();
+    const second = await add();
+    const list = await ids();
+    assert.equal(list[0], second);
+    assert.ok(list.includes(first));
+    assert.deepEqual(list, [...list].sort((x, y) => y - x));
+    const other = (await t.b.get('/notification-recipients')).body.message.notifications;
+    assert.ok(other.every((n: { user_id: number }) => n.user_id === t.b.keys!.user_id));
+    const paged = await t.a.get('/notification-recipients', { page: 2, per_page: 1 });
+    assert.equal(paged.body.message.notifications.length, 1);
+    assert.deepEqual(paged.body.message.meta.page, 2);
+  });
+
+  it('deletes one recipient; an unknown, malformed or foreign id is Record Not Found', async () => {
+    const id = await add();
+    const r = await t.a.delete('/notification-recipient/delete', { id });
+    assert.deepEqual(r.body, { status: 'success', message: 'Deleted Successfully' });
+    assert.ok(!(await ids()).includes(id));
+    const again = await t.a.delete('/notification-recipient/delete', { id });
+    assert.equal(again.status, 404);
+    assert.deepEqual(again.body, RNF);
+    for (const q of [{}, { id: 'abc' }, { id: '0' }]) assert.deepEqual((await t.a.delete('/notification-recipient/delete', q)).body, RNF);
+    const foreign = await add(t.b);
+    assert.deepEqual((await t.a.delete('/notification-recipient/delete', { id: foreign })).body, RNF);
+    assert.ok((await ids(t.b)).includes(foreign), 'the other account\'s recipient stays');
+  });
+
+  it('bulk-deletes the account\'s recipients among the ids; none of them is Record Not Found', async () => {
+    const one = await add();
+    const two = await add();
+    const keep = await add();
+    const foreign = await add(t.b);
+    const r = await t.a.post('/notification-recipient/bulk-delete', { strIds: [one, two, foreign] });
+    assert.deepEqual(r.body, { status: 'success', message: 'Deleted Successfully' });
+    const left = await ids();
+    assert.ok(!left.includes(one) && !left.includes(two) && left.includes(keep));
+    assert.ok((await ids(t.b)).includes(foreign));
+    const none = await t.a.post('/notification-recipient/bulk-delete', { strIds: [foreign, 99999999] });
+    assert.equal(none.status, 404);
+    assert.deepEqual(none.body, RNF);
+    const missing = await t.a.post('/notification-recipient/bulk-delete', {});
+    assert.equal(missing.status, 422);
+    assert.deepEqual(missing.body, fieldErrors({ strIds: ['The str ids field is required.'] }));
+    const bad = await t.a.post('/notification-recipient/bulk-delete', { strIds: ['x'] });
+    assert.equal(bad.status, 422);
+  });
+
+  it('requires the API keys', async () => {
+    const r = await t.anon.get('/notification-recipients');
+    assert.equal(r.status, 401);
+    assert.deepEqual(r.body.errors, { PublicKey: ['The public key field is required.'], SecretKey: ['The secret key field is required.'] });
+  });
+});
+
+describe('event notifications', () => {
+  let t: TestContext;
+  let sink: SmtpSink;
+  before(async () => {
+    sink = await SmtpSink.start();
+    t = await setup({}, { smtpUrl: sink.url });
+  });
+  after(async () => {
+    await t.close();
+    await sink.close();
+  });
+
+  it('mails each of the account\'s recipients a short text and HTML note, values escaped', async () => {
+    const olga = uniqueEmail('olga');
+    const ivan = uniqueEmail('ivan');
+    const foreign = uniqueEmail('foreign');
+    await t.a.post('/notification-recipient/save', { email_address: olga, email_owner: 'Olga <b>' });
+    await t.a.post('/notification-recipient/save', { email_address: ivan, email_owner: 'Ivan' });
+    await t.b.post('/notification-recipient/save', { email_address: foreign, email_owner: 'Bob' });
+    await notifyEvent(t.app.deps, t.a.keys!.user_id, 'single_send.completed', { single_send_name: 'Spring <sale>', delivered: 10, meta: { a: 1 } });
+    const [m] = await sink.waitForCount(1, (x) => x.envelope.to.includes(olga));
+    await sink.waitFor((x) => x.envelope.to.includes(ivan));
+    assert.equal(m.subject, '[Campaign API] Single send completed');
+    assert.equal(m.header('x-campaign-event'), 'single_send.completed');
+    assert.match(m.text!, /^Hello Olga <b>,/);
+    assert.ok(m.text!.includes('single_send_name: Spring <sale>'));
+    assert.ok(m.text!.includes('delivered: 10'));
+    assert.ok(m.text!.includes('meta: {"a":1}'));
+    assert.ok(m.html!.includes('Hello Olga &lt;b&gt;,'));
+    assert.ok(m.html!.includes('Spring &lt;sale&gt;'));
+    assert.equal(m.envelope.to.length, 1, 'one mail per recipient: addresses are not shared');
+    await new Promise((r) => setTimeout(r, 200));
+    assert.equal(sink.to(foreign).length, 0);
+  });
+
+  it('does not hold the caller while the SMTP server is slow', async () => {
+    const slow = uniqueEmail('slow');
+    const u = await setup({}, { smtpUrl: sink.url });
+    try {
+      await u.a.post('/notification-recipient/save', { email_address: slow, email_owner: 'Sam' });
+      sink.delayMs = 800;
+      const started = Date.now();
+      await notifyEvent(u.app.deps, u.a.keys!.user_id, 'automation.live', { automation_name: 'Welcome' });
+      assert.ok(Date.now() - started < 500, `notifyEvent took ${Date.now() - started} ms`);
+      const m = await sink.waitFor((x) => x.envelope.to.includes(slow));
+      assert.equal(m.subject, '[Campaign API] Automation set live');
+    } finally {
+      sink.delayMs = 0;
+      await u.close();
+    }
+  });
+
+  it('never throws: a failing transport is logged, and an account without recipients gets nothing', async () => {
+    const warnings: unknown[] = [];
+    const failing: Transport = {
+      send: async () => {
+        throw new TransportError('550 no', true, 550);
+      },
+      verify: async () => {},
+      close: async () => {},
+    };
+    const u = await setup({}, { transport: failing });
+    try {
+      await u.a.post('/notification-recipient/save', { email_address: uniqueEmail(), email_owner: 'X' });
+      const deps = { ...u.app.deps, log: { ...u.app.log, warn: (o: unknown) => warnings.push(o) } as typeof u.app.log };
+      await notifyEvent(deps, u.a.keys!.user_id, 'automation.paused', {});
+      await new Promise((r) => setTimeout(r, 50));
+      assert.equal(warnings.length, 1);
+      await notifyEvent(deps, u.b.keys!.user_id, 'contacts.imported', { created: 1 });
+      await new Promise((r) => setTimeout(r, 50));
+      assert.equal(warnings.length, 1, 'no recipients, no mail, no failure');
+      const unmigrated = createDb('sqlite::memory:');
+      await notifyEvent({ ...deps, database: unmigrated }, u.a.keys!.user_id, 'automation.paused', {});
+      await unmigrated.close();
+      assert.equal(warnings.length, 2, 'a database failure is logged too');
+    } finally {
+      await u.close();
+    }
+  });
+});
