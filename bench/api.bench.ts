@@ -53,7 +53,8 @@ function streamCount(url: string, headers: Record<string, string>): Promise<{ st
  * server: the first also pays for V8 sizing up its heap on a fresh process; the second shows the
  * steady state (a list that were held in memory would grow the peak again).
  */
-async function measureFullList(server: BenchServer, headers: Record<string, string>): Promise<void> {
+async function measureFullList(server: BenchServer, headers: Record<string, string>): Promise<{ bytes: number; growths: number[] }> {
+  const out = { bytes: 0, growths: [] as number[] };
   for (const round of ['first', 'second']) {
     const before = memoryOf(server.pid);
     const reset = resetPeakRss(server.pid);
@@ -69,7 +70,10 @@ async function measureFullList(server: BenchServer, headers: Record<string, stri
         `, peak during the list ${fmtBytes(after.peakKb * 1024)}${reset ? '' : ' (peak since start: clear_refs refused)'}` +
         `: +${fmtBytes(growth)} = ${((100 * growth) / result.bytes).toFixed(0)}% of the response`,
     );
+    out.bytes = result.bytes;
+    out.growths.push(growth);
   }
+  return out;
 }
 
 /** `RUNS` rounds of every target in turn (interleaved, so drift hits all alike); per target: the runs. */
@@ -88,23 +92,28 @@ async function measureTargets(server: BenchServer, targets: Target[], headers: R
   return results;
 }
 
-/** Prints median req/s and p99 per target and each one's ratio to the bare route. Returns the details ratio. */
-function report(title: string, results: Map<string, LoadResult[]>): number {
-  console.log(`\n${title} (median of ${RUNS} × ${DURATION} s, ${CONNECTIONS} connections)`);
-  const bare = median(results.get('bare')!.map((r) => r.rps));
-  let detailsRatio = NaN;
-  for (const [name, runs] of results) {
-    const rps = median(runs.map((r) => r.rps));
-    const p99 = median(runs.map((r) => r.p99));
-    if (name === 'bare') {
-      console.log(`${'bare (GET /bench/bare)'.padEnd(28)} ${fmt(rps).padStart(10)} req/s   p99 ${p99} ms`);
-      continue;
-    }
-    const ratio = printFigure(`${name} (p99 ${p99} ms)`, rps, { label: 'bare', value: bare }, 'req/s', name === 'details' ? TARGET : undefined);
-    if (name === 'details') detailsRatio = ratio;
-  }
-  return detailsRatio;
+interface Figure {
+  rps: number;
+  p99: number;
 }
+
+/** Prints median req/s and p99 per target and each one's ratio to the bare route; returns the medians. */
+function report(title: string, results: Map<string, LoadResult[]>): Map<string, Figure> {
+  console.log(`\n${title} (median of ${RUNS} × ${DURATION} s, ${CONNECTIONS} connections)`);
+  const figures = new Map<string, Figure>();
+  for (const [name, runs] of results) figures.set(name, { rps: median(runs.map((r) => r.rps)), p99: median(runs.map((r) => r.p99)) });
+  const bare = figures.get('bare')!;
+  for (const [name, f] of figures) {
+    if (name === 'bare') console.log(`${'bare (GET /bench/bare)'.padEnd(28)} ${fmt(f.rps).padStart(10)} req/s   p99 ${f.p99} ms`);
+    else printFigure(`${name} (p99 ${f.p99} ms)`, f.rps, { label: 'bare', value: bare.rps }, 'req/s', name === 'details' ? TARGET : undefined);
+  }
+  return figures;
+}
+
+/** One line per engine for the closing table (bench/README.md keeps the latest). */
+const summary: string[] = [];
+const cell = (f: Figure | undefined, bare: Figure | undefined) =>
+  f && bare ? `${fmt(f.rps)} (${(f.rps / bare.rps).toFixed(2)}, p99 ${f.p99} ms)` : '–';
 
 async function benchEngine(engine: Engine): Promise<void> {
   console.log(`\n=== ${engine} ===`);
@@ -124,21 +133,27 @@ async function benchEngine(engine: Engine): Promise<void> {
 
     const server = await startServer({ env: { DATABASE_URL: bdb.url, BENCH_BARE_ROUTE: '1', RATE_LIMIT_PER_MINUTE: '0' } });
     servers.push(server);
-    if (ONLY !== 'load') await measureFullList(server, account.headers);
-    if (ONLY === 'memory') return;
-    const results = await measureTargets(server, targets, account.headers);
-    const ratio = report(`${engine}, rate limit off`, results);
-    await server.stop();
-
-    if (WITH_RATE_LIMIT) {
-      // The limit is on (the plugin does its per-account bookkeeping) but set too high to trip.
-      const limited = await startServer({ env: { DATABASE_URL: bdb.url, BENCH_BARE_ROUTE: '1', RATE_LIMIT_PER_MINUTE: '1000000000' } });
-      servers.push(limited);
-      const limitedResults = await measureTargets(limited, targets.slice(0, 2), account.headers);
-      const limitedRatio = report(`${engine}, rate limit on (never tripped)`, limitedResults);
-      console.log(`details/bare with the rate limit on: ${limitedRatio.toFixed(2)} (off: ${ratio.toFixed(2)})`);
-      await limited.stop();
+    const memory = ONLY === 'load' ? null : await measureFullList(server, account.headers);
+    let off = new Map<string, Figure>();
+    let on = new Map<string, Figure>();
+    if (ONLY !== 'memory') {
+      off = report(`${engine}, rate limit off`, await measureTargets(server, targets, account.headers));
+      await server.stop();
+      if (WITH_RATE_LIMIT) {
+        // The limit is on (the plugin does its per-account bookkeeping) but set too high to trip.
+        const limited = await startServer({ env: { DATABASE_URL: bdb.url, BENCH_BARE_ROUTE: '1', RATE_LIMIT_PER_MINUTE: '1000000000' } });
+        servers.push(limited);
+        on = report(`${engine}, rate limit on (never tripped)`, await measureTargets(limited, targets.slice(0, 2), account.headers));
+        await limited.stop();
+      }
     }
+    const listMemory = memory
+      ? `${fmtBytes(memory.bytes)}: +${fmtBytes(memory.growths[0])} / +${fmtBytes(memory.growths[1])}`
+      : '–';
+    summary.push(
+      `| ${engine} | ${off.get('bare') ? fmt(off.get('bare')!.rps) : '–'} | ${cell(off.get('details'), off.get('bare'))} | ` +
+        `${cell(off.get('list'), off.get('bare'))} | ${cell(on.get('details'), on.get('bare'))} | ${listMemory} |`,
+    );
   } finally {
     for (const s of servers) await s.stop();
     await bdb.drop();
@@ -154,6 +169,9 @@ async function main(): Promise<void> {
     }
     await benchEngine(engine);
   }
+  console.log('\n| engine | bare req/s | details req/s (÷ bare, p99) | list page req/s (÷ bare, p99) | details, rate limit on | full list: size, peak RSS growth 1st / 2nd |');
+  console.log('|---|---|---|---|---|---|');
+  for (const line of summary) console.log(line);
 }
 
 main().catch((err) => {

@@ -2,11 +2,13 @@
  * `npm run bench:import`: CSV import through HTTP (`POST /contacts/upload-csv`) of a generated
  * 200,000-row file into an empty contact type, against a baseline of the same rows inserted
  * straight through Kysely in one transaction (same engine, same run). Prints rows/s, the server's
- * peak RSS (VmHWM) and the ratio. See bench/README.md. Knobs (env): BENCH_IMPORT_ROWS (200000),
+ * peak RSS (VmHWM), its CPU time (wall time well above CPU time / 2 cores means the machine is
+ * busy) and the ratio. See bench/README.md. Knobs (env): BENCH_IMPORT_ROWS (200000),
  * BENCH_RUNS (3), BENCH_ENGINES (sqlite,postgres), BENCH_VERBOSE=1.
  */
-import { createWriteStream, mkdtempSync, openAsBlob, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { execSync } from 'node:child_process';
+import { createWriteStream, mkdtempSync, openAsBlob, readFileSync, rmSync, statSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
 import type { Db } from '../src/db/index.js';
@@ -94,6 +96,17 @@ interface RunResult {
   rowsPerS: number;
   peakMb: number;
   baselineRowsPerS: number;
+  /** Server CPU seconds (all its threads) for the upload: beside the wall time, shows contention. */
+  cpuS: number;
+  wallS: number;
+}
+
+const CLK_TCK = Number(execSync('getconf CLK_TCK').toString().trim()) || 100;
+
+/** CPU seconds a process has used (user + system, all threads), from /proc/<pid>/stat. */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / CLK_TCK;
 }
 
 /** One run on a fresh database: a fresh server, one upload, its peak RSS, then the baseline. */
@@ -105,7 +118,10 @@ async function runOnce(engine: Engine, csvPath: string, dataDir: string): Promis
     const server = await startServer({ env: { DATABASE_URL: bench.url, DATA_DIR: dataDir, LOG_LEVEL: 'warn' } });
     let rowsPerS: number;
     let peakMb: number;
+    let cpuS: number;
+    let wallS: number;
     try {
+      const cpu0 = cpuSeconds(server.pid);
       const form = new FormData();
       form.append('contact_type_id', String(typeId));
       form.append('file', await openAsBlob(csvPath, { type: 'text/csv' }), 'contacts.csv');
@@ -118,11 +134,13 @@ async function runOnce(engine: Engine, csvPath: string, dataDir: string): Promis
       }
       rowsPerS = (ROWS / ms) * 1000;
       peakMb = memoryOf(server.pid).peakKb / 1024;
+      cpuS = cpuSeconds(server.pid) - cpu0;
+      wallS = ms / 1000;
     } finally {
       await server.stop();
     }
     const baselineRowsPerS = await rawInsert(bench.db, account.user_id, await newContactType(bench.db, account.user_id, 'Baseline'));
-    return { rowsPerS, peakMb, baselineRowsPerS };
+    return { rowsPerS, peakMb, baselineRowsPerS, cpuS, wallS };
   } finally {
     await bench.drop();
   }
@@ -141,9 +159,13 @@ async function main(): Promise<void> {
       }
       const results: RunResult[] = [];
       for (let run = 0; run < RUNS; run++) {
+        const load = loadavg()[0];
         const r = await runOnce(engine, csvPath, join(dir, `data-${engine}-${run}`));
         results.push(r);
-        console.log(`  ${engine} run ${run + 1}: ${fmt(r.rowsPerS)} rows/s, peak RSS ${fmt(r.peakMb)} MB, baseline ${fmt(r.baselineRowsPerS)} rows/s`);
+        console.log(
+          `  ${engine} run ${run + 1}: ${fmt(r.rowsPerS)} rows/s (${r.wallS.toFixed(2)} s, server CPU ${r.cpuS.toFixed(2)} s), ` +
+            `peak RSS ${fmt(r.peakMb)} MB, baseline ${fmt(r.baselineRowsPerS)} rows/s, load ${load.toFixed(1)}`,
+        );
       }
       const rowsPerS = median(results.map((r) => r.rowsPerS));
       const peak = median(results.map((r) => r.peakMb));

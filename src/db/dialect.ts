@@ -63,26 +63,43 @@ export function isUniqueViolation(err: unknown): boolean {
 /** Column types `bulkRows` can bind. */
 export type BulkType = 'integer' | 'text';
 
+/** A value the same in every row of a `bulkRows` insert (its last columns). */
+export interface BulkConstant {
+  type: BulkType;
+  value: number | string;
+}
+
+function castOf(type: BulkType): RawBuilder<unknown> {
+  return sql.raw(type === 'integer' ? 'int4' : 'text');
+}
+
 /**
- * The row source of a many-row `INSERT INTO t (cols) <rows>`. SQLite: a `values (?, …), …` list,
- * one parameter per value (stay under its 32,766 parameters). PostgreSQL: `select * from
+ * The row source of a many-row `INSERT INTO t (cols) <rows>`: each row's values (`types`), then the
+ * `constants` shared by every row. SQLite: `select *, <constants> from (values (?, …), …)`, one
+ * parameter per value (stay under its 32,766 parameters). PostgreSQL: `select *, $c::int4 … from
  * unnest($1::int4[], $2::text[], …)`, one array per column, which it parses and binds far faster
  * than thousands of scalar parameters (≈1.5× for 1,000 contacts) and with no parameter limit.
  */
-export function bulkRows(engine: Engine, types: readonly BulkType[], rows: readonly unknown[][]): RawBuilder<unknown> {
+export function bulkRows(engine: Engine, types: readonly BulkType[], rows: readonly unknown[][], constants: readonly BulkConstant[] = []): RawBuilder<unknown> {
   if (engine === 'postgres') {
-    const arrays = types.map((t, k) => sql`${sql.val(rows.map((r) => r[k]))}::${sql.raw(t === 'integer' ? 'int4' : 'text')}[]`);
-    return sql`select * from unnest(${sql.join(arrays)})`;
+    const arrays = types.map((t, k) => sql`${sql.val(rows.map((r) => r[k]))}::${castOf(t)}[]`);
+    const shared = constants.map((c) => sql`, ${sql.val(c.value)}::${castOf(c.type)}`);
+    return sql`select *${sql.join(shared, sql``)} from unnest(${sql.join(arrays)})`;
   }
-  return sql`values ${sql.join(rows.map((r) => sql`(${sql.join(r)})`))}`;
+  const values = sql`values ${sql.join(rows.map((r) => sql`(${sql.join(r)})`))}`;
+  if (constants.length === 0) return values;
+  // Constants once, inline: fewer parameters to bind and a shorter statement to prepare (SQLite
+  // prepares every statement it runs). `where true` keeps `… ON CONFLICT` unambiguous for SQLite.
+  const shared = constants.map((c) => sql`, ${sql.lit(c.value)}`);
+  return sql`select *${sql.join(shared, sql``)} from (${values}) where true`;
 }
 
 /**
  * The parameters `bulkRows` binds, in its order, without building a query: lets a caller compile
- * the statement once and run it again on other rows of the same count.
+ * the statement once and run it again on other rows of the same count (and the same constants).
  */
-export function bulkRowsParams(engine: Engine, types: readonly BulkType[], rows: readonly unknown[][]): unknown[] {
-  if (engine === 'postgres') return types.map((_t, k) => rows.map((r) => r[k]));
+export function bulkRowsParams(engine: Engine, types: readonly BulkType[], rows: readonly unknown[][], constants: readonly BulkConstant[] = []): unknown[] {
+  if (engine === 'postgres') return [...constants.map((c) => c.value), ...types.map((_t, k) => rows.map((r) => r[k]))];
   const out: unknown[] = [];
   for (const r of rows) for (const v of r) out.push(v);
   return out;

@@ -1,5 +1,6 @@
 import type { FastifySchemaValidationError } from 'fastify';
 import { ValidationError, type FieldErrors } from './errors.js';
+import { isUniqueViolation } from '../db/dialect.js';
 
 /** Labels that differ from the field name (contract §2). */
 const LABELS: Record<string, string> = { email_owner: 'name' };
@@ -126,5 +127,18 @@ export class Rules {
   /** Throws the collected failures, if any. */
   done(): void {
     if (Object.keys(this.errors).length > 0) throw new ValidationError(this.errors);
+  }
+}
+
+/**
+ * Runs a write guarded by a unique index. The service checks uniqueness first for a clear answer;
+ * this turns the violation of a concurrent duplicate into the same field failure instead of a 500.
+ */
+export async function uniqueOr<T>(field: string, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (err) {
+    if (isUniqueViolation(err)) throw new ValidationError({ [field]: [messages.unique(field)] });
+    throw err;
   }
 }

@@ -197,6 +197,28 @@ describe('contacts CSV import and sample', () => {
     assert.equal(contacts.get('bulk5@example.com').city, 'Goa');
   });
 
+  it('imports a file over 1 MiB (parsed in a worker thread) with the same rules, and rolls back a malformed one', async () => {
+    const type = await make.contactType(t.a);
+    let csv = 'email;country;first_name;company_name\n';
+    for (let i = 0; i < 40_000; i++) csv += `big${i}@example.com;${i % 2 ? 'IN' : '101'};"Name; ${i}";Company ${i}\n`;
+    csv += 'big7@example.com;FR;Again;\nbroken;101;x;y\n';
+    assert.ok(csv.length > 1024 * 1024);
+    const r = await upload(t.a, type, csv);
+    assert.deepEqual(r.body, imported(40_000, 1, 1, [{ row: 40_003, field: 'email', message: 'The email must be a valid email address.' }]));
+    const contacts = await contactsOf(t.a, type);
+    assert.equal(contacts.size, 40_000);
+    assert.equal(contacts.get('big7@example.com').first_name, 'Again');
+    assert.equal(contacts.get('big7@example.com').country, 'France');
+    assert.equal(contacts.get('big7@example.com').custom_field.company_name.field_value, 'Company 7');
+    assert.equal(contacts.get('big8@example.com').first_name, 'Name; 8');
+
+    const other = await make.contactType(t.a);
+    const bad = await upload(t.a, other, csv + '"open;101;x;y\nmore@example.com;101;a;b\n');
+    assert.equal(bad.status, 422);
+    assert.deepEqual(bad.body, fieldErrors({ file: ['The file is not a valid CSV file: a quoted value is never closed (row 40004).'] }));
+    assert.equal((await contactsOf(t.a, other)).size, 0);
+  });
+
   it('lists at most the first 100 errors while counting every skipped row', async () => {
     const type = await make.contactType(t.a);
     let csv = 'email,country\n';

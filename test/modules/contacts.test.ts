@@ -426,4 +426,13 @@ describe('contacts', () => {
       assert.deepEqual(blank.body, fieldErrors({ strIds: ['The str ids field is required.'] }));
     });
   });
+  it('answers two simultaneous adds of one address with one success and one field error, never a 500', async () => {
+    const form = { contact_type_id: typeId, email: 'race@example.com', country: 101 };
+    const results = await Promise.all([1, 2, 3, 4].map(() => t.a.post('/contacts/add', form)));
+    const statuses = results.map((r) => r.status).sort();
+    assert.deepEqual(statuses, [200, 422, 422, 422]);
+    for (const r of results.filter((x) => x.status === 422)) {
+      assert.deepEqual(r.body, fieldErrors({ email: ['The email has already been taken.'] }));
+    }
+  });
 });

@@ -246,6 +246,22 @@ describe('segment membership follows contact changes', () => {
     assert.deepEqual(await memberIds(t.a, seg), [inserted[0], inserted[2]]);
   });
 
+  it('a CSV upload (POST /contacts/upload-csv) brings new and updated contacts in and out', async () => {
+    const type = await make.contactType(t.a);
+    const seg = await createSegment(t.a, type, [['age', 'greater than', '40']]);
+    const leaving = await make.contact(t.a, { contact_type_id: type, email: 'old@example.com', age: 50 });
+    assert.deepEqual(await memberIds(t.a, seg), [leaving]);
+    const csv = 'email,first_name,country,age\nold@example.com,Old,101,30\nnew1@example.com,New,101,41\nnew2@example.com,Young,101,20\n';
+    const boundary = 'segmentsboundary';
+    const payload =
+      `--${boundary}\r\nContent-Disposition: form-data; name="contact_type_id"\r\n\r\n${type}\r\n` +
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="c.csv"\r\nContent-Type: text/csv\r\n\r\n${csv}\r\n--${boundary}--\r\n`;
+    const r = await t.a.request('POST', '/contacts/upload-csv', { payload, headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } });
+    assert.equal(r.status, 200, r.text);
+    const list = (await t.a.get('/segment/email/list', { segment_id: seg })).body.message.contactEmails;
+    assert.deepEqual(list.map((x: { email: string }) => x.email), ['new1@example.com']);
+  });
+
   it('segmentRecipients yields every member in keyset batches, hand-added ones included', async () => {
     const type = await make.contactType(t.a);
     const seg = await createSegment(t.a, type, []);

@@ -127,6 +127,8 @@ describe('segments', () => {
         { segment_name: 'X', contact_type_id: 99999999999 },
         { segment_name: 'X', contact_type_id: type, select_field: { a: { b: 'c' } } },
         { segment_name: 'X', contact_type_id: type, select_field: ['age'], select_operator: ['is'], value: [['1', '2']] },
+        { segment_name: 'X', contact_type_id: type, select_field: ['age'], select_operator: { x: 'is' }, value: { a: 'b' } },
+        { segment_name: 'X', contact_type_id: type, select_field: ['age'], select_operator: ['is'], value: ['1'], query_type: ['and', 'or'] },
         { segment_name: 'x'.repeat(300), contact_type_id: type },
       ];
       for (const form of bad) {

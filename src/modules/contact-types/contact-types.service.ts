@@ -1,6 +1,6 @@
 import type { Db } from '../../db/index.js';
 import { NotFound, RNF, ValidationError } from '../../http/errors.js';
-import { messages, Rules } from '../../http/messages.js';
+import { messages, Rules, uniqueOr } from '../../http/messages.js';
 import { toId } from '../../http/schemas.js';
 import { queryListSource } from '../../db/list-source.js';
 import {
@@ -33,7 +33,7 @@ async function assertNameFree(db: Db, userId: number, name: string, exceptId?: n
 /** Creates a contact type; names are unique per account (case-insensitive). */
 export async function createContactType(db: Db, userId: number, name: string): Promise<number> {
   await assertNameFree(db, userId, name);
-  return insertContactType(db, userId, name);
+  return uniqueOr('name', () => insertContactType(db, userId, name));
 }
 
 /** The contact type for `view`: a missing or unknown id is a field error (contract §6). */
@@ -50,7 +50,7 @@ export async function viewContactType(db: Db, userId: number, rawId: string | un
 export async function renameContactType(db: Db, userId: number, id: number, name: string): Promise<void> {
   if (!(await findContactType(db, userId, id))) throw new NotFound(RNF);
   await assertNameFree(db, userId, name, id);
-  await updateContactTypeName(db, userId, id, name);
+  await uniqueOr('name', () => updateContactTypeName(db, userId, id, name));
 }
 
 /** Soft-deletes a contact type and its contacts, in one transaction. */

@@ -1,11 +1,9 @@
-import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
-import { pipeline } from 'node:stream';
-import { parse, type Options, type Parser } from 'csv-parse';
 import { label, messages } from '../../http/messages.js';
 import { CONTACT_COLUMNS, RESERVED_EXTRAS, type FieldType } from '../fields/fields.reserved.js';
 import { findCountry } from '../geo/geo.data.js';
 import { isEmail } from '../unsubscribes/unsubscribes.schema.js';
+import { recordBatches, type RecordSource } from './contacts.csv.records.js';
 import { fieldTypeMessage, fitsFieldType } from './contacts.values.js';
 
 /** The contact's own columns, in this order in `ImportRow.values`. */
@@ -70,14 +68,12 @@ export class CsvFormatError extends Error {
 }
 
 const SNIFF_BYTES = 64 * 1024;
-/** A single record may not exceed this many characters (an unclosed quote would swallow the file). */
-const MAX_RECORD_CHARS = 1_000_000;
 
 /**
  * Looks at the start of the file: the delimiter (`,` `;` or tab, whichever the header line holds
- * most of outside quotes; `,` on a tie) and whether the file has any content at all.
+ * most of outside quotes; `,` on a tie), whether the file has any content at all, and its size.
  */
-export async function sniffCsv(path: string): Promise<{ delimiter: Delimiter; empty: boolean }> {
+export async function sniffCsv(path: string): Promise<{ delimiter: Delimiter; empty: boolean; bytes: number }> {
   const handle = await open(path, 'r');
   try {
     const buf = Buffer.alloc(SNIFF_BYTES);
@@ -91,7 +87,7 @@ export async function sniffCsv(path: string): Promise<{ delimiter: Delimiter; em
       else if (!quoted && (ch === ',' || ch === ';' || ch === '\t')) counts[ch]++;
     }
     const delimiter = (Object.keys(counts) as Delimiter[]).reduce((best, d) => (counts[d] > counts[best] ? d : best), ',' as Delimiter);
-    return { delimiter, empty: bytesRead < SNIFF_BYTES && text.trim() === '' };
+    return { delimiter, empty: bytesRead < SNIFF_BYTES && text.trim() === '', bytes: (await handle.stat()).size };
   } finally {
     await handle.close();
   }
@@ -192,7 +188,7 @@ export function checkRecord(record: string[], plan: HeaderPlan, fail: (field: st
 }
 
 /** A csv-parse failure → the text reported on the `file` field, naming the row it started on. */
-function formatError(err: Error & { code?: string; records?: number }): CsvFormatError {
+function formatError(err: { code?: string; records?: number }): CsvFormatError {
   // `records` counts the records read before the failing one (blank lines included, like our rows).
   const where = typeof err.records === 'number' ? ` (row ${err.records + 1})` : '';
   const reason =
@@ -206,45 +202,10 @@ function formatError(err: Error & { code?: string; records?: number }): CsvForma
   return new CsvFormatError(`The file is not a valid CSV file: ${reason}${where}.`);
 }
 
-/**
- * Reads records in arrays of up to `size`, waiting for the parser only when its buffer is empty:
- * one await per batch, not per record, and the file is read only as fast as batches are taken.
- */
-async function* recordBatches(path: string, delimiter: Delimiter, size: number): AsyncGenerator<string[][]> {
-  const options: Options = { bom: true, delimiter, relax_column_count: true, relax_quotes: true, max_record_size: MAX_RECORD_CHARS };
-  // A readable buffer of a whole batch (passed on to the Transform), so a batch needs few wake-ups.
-  const parser: Parser = parse({ ...options, readableHighWaterMark: size } as Options);
-  const input = createReadStream(path, { highWaterMark: 256 * 1024 });
-  let ended = false;
-  let failure = null as (Error & { code?: string; records?: number }) | null;
-  let wake: (() => void) | null = null;
-  const poke = () => wake?.();
-  parser.on('readable', poke);
-  parser.on('end', () => ((ended = true), poke()));
-  pipeline(input, parser, (err) => {
-    if (err) failure = err;
-    poke();
-  });
-  try {
-    let batch: string[][] = [];
-    for (;;) {
-      let record: string[] | null;
-      while (batch.length < size && (record = parser.read()) !== null) batch.push(record);
-      if (batch.length === size) {
-        yield batch;
-        batch = [];
-        continue;
-      }
-      if (failure) throw failure.code?.startsWith('CSV_') ? formatError(failure) : failure;
-      if (ended) break;
-      await new Promise<void>((resolve) => (wake = resolve));
-      wake = null;
-    }
-    if (batch.length) yield batch;
-  } finally {
-    input.destroy();
-    parser.destroy();
-  }
+/** csv-parse's errors become the `file` field's message; others (disk, worker) pass through. */
+function asFormatError(err: unknown): unknown {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code.startsWith('CSV_') ? formatError(err as { code: string; records?: number }) : err;
 }
 
 /**
@@ -252,34 +213,48 @@ async function* recordBatches(path: string, delimiter: Delimiter, size: number):
  * rows skipped and the first `maxErrors` errors. Row numbers count records with the header as row
  * 1 (so they match a spreadsheet's row numbers unless a quoted value spans lines); blank records
  * are neither imported nor reported. Throws `CsvFormatError` when the file is not valid CSV.
+ * `source` reads the records (in this thread by default).
  */
-export async function* readContactCsv(path: string, opts: ReadOptions): AsyncGenerator<CsvMessage> {
+export async function* readContactCsv(path: string, opts: ReadOptions, source: RecordSource = recordBatches): AsyncGenerator<CsvMessage> {
   let plan: HeaderPlan | null = null;
   let rowNumber = 0;
   let errorsLeft = opts.maxErrors;
-  for await (const records of recordBatches(path, opts.delimiter, opts.batchSize)) {
-    const rows: ImportRow[] = [];
-    const errors: RowError[] = [];
-    let skipped = 0;
-    const fail = (field: string, message: string) => {
-      if (errorsLeft > 0) {
-        errors.push({ row: rowNumber, field, message });
-        errorsLeft--;
-      }
-    };
-    for (const record of records) {
-      rowNumber++;
-      if (plan === null) {
-        plan = planHeader(record, opts.customFields);
-        yield { kind: 'header', plan };
-        continue;
-      }
-      if (record.every((v) => v.trim() === '')) continue;
-      const row = checkRecord(record, plan, fail);
-      if (row) rows.push(row);
-      else skipped++;
+  const fail = (errors: RowError[]) => (field: string, message: string) => {
+    if (errorsLeft > 0) {
+      errors.push({ row: rowNumber, field, message });
+      errorsLeft--;
     }
-    if (rows.length || skipped) yield { kind: 'batch', rows, skipped, errors };
+  };
+  const batches = source(path, opts.delimiter, opts.batchSize);
+  try {
+    for (;;) {
+      let next: IteratorResult<string[][]>;
+      try {
+        next = await batches.next();
+      } catch (err) {
+        throw asFormatError(err);
+      }
+      if (next.done) break;
+      const rows: ImportRow[] = [];
+      const errors: RowError[] = [];
+      const report = fail(errors);
+      let skipped = 0;
+      for (const record of next.value) {
+        rowNumber++;
+        if (plan === null) {
+          plan = planHeader(record, opts.customFields);
+          yield { kind: 'header', plan };
+          continue;
+        }
+        if (record.every((v) => v.trim() === '')) continue;
+        const row = checkRecord(record, plan, report);
+        if (row) rows.push(row);
+        else skipped++;
+      }
+      if (rows.length || skipped) yield { kind: 'batch', rows, skipped, errors };
+    }
+  } finally {
+    await batches.return(undefined);
   }
   if (plan === null) throw new CsvFormatError('The file is empty.');
 }

@@ -10,6 +10,7 @@ import { CONTACT_COLUMNS, RESERVED_EXTRAS, fieldLabel } from '../fields/fields.r
 import { notifyEvent } from '../notifications/notifications.events.js';
 import { syncSegmentMembership } from '../segments/segments.membership.js';
 import { CsvFormatError, STD_COLUMNS, readContactCsv, sniffCsv, type ImportRow, type RowError } from './contacts.csv.parse.js';
+import { recordBatches, recordBatchesInWorker, WORKER_MIN_BYTES } from './contacts.csv.records.js';
 import { contactsByEmailKeys, contactUpserter, hasContacts, type ExistingContact } from './contacts.csv.queries.js';
 import { parseCustomValues, serializeCustomValues } from './contacts.values.js';
 
@@ -27,7 +28,7 @@ export interface ImportSummary {
   errors: RowError[];
 }
 
-/** Rows per statement: 17 parameters each on SQLite (limit 32,766), arrays on PostgreSQL. */
+/** Rows per statement: 13 parameters each on SQLite (limit 32,766), arrays on PostgreSQL. */
 const BATCH = 1000;
 const MAX_ERRORS = 100;
 const EMAIL = STD_COLUMNS.indexOf('email');
@@ -80,8 +81,7 @@ function merge(prev: ImportRow, next: ImportRow): ImportRow {
  * `write`, or `flush`, waits for it.
  */
 async function contactWriter(trx: Db, userId: number, typeId: number) {
-  const upsert = contactUpserter(trx);
-  const now = isoMicros();
+  const upsert = contactUpserter(trx, userId, typeId, isoMicros());
   // When the type had no live contact at the start, only emails this import wrote can exist, so a
   // batch of new emails needs no lookup (a first import of a big list). SQLite has one writer;
   // on PostgreSQL a contact added to the type meanwhile is still never duplicated (ON CONFLICT).
@@ -105,7 +105,7 @@ async function contactWriter(trx: Db, userId: number, typeId: number) {
     }
     const tuples: unknown[][] = [];
     for (const [key, { values: v, custom }] of merged) {
-      tuples.push([userId, typeId, v[0] ?? '', v[1] ?? '', v[2], key, v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], custom, now, now]);
+      tuples.push([v[0] ?? '', v[1] ?? '', v[2], key, v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], custom]);
       written?.add(key);
     }
     pending = upsert(tuples);
@@ -123,11 +123,11 @@ export async function importContactsCsv(deps: AppDeps, userId: number, upload: C
   const { db } = deps.database;
   const typeId = await checkUpload(db, userId, upload);
   const path = upload.file!.path!;
-  const { delimiter, empty } = await sniffCsv(path);
+  const { delimiter, empty, bytes } = await sniffCsv(path);
   if (empty) throw fileError('The file is empty.');
   const customFields = [...(await customFieldsByName(db, userId))].map(([name, f]) => ({ name, type: f.field_type }));
   const opts = { delimiter, customFields, batchSize: BATCH, maxErrors: MAX_ERRORS };
-  const reader = readContactCsv(path, opts);
+  const reader = readContactCsv(path, opts, bytes >= WORKER_MIN_BYTES ? recordBatchesInWorker : recordBatches);
   const summary: ImportSummary = { created: 0, updated: 0, skipped: 0, errors: [] };
   try {
     const first = await reader.next();

@@ -1,7 +1,7 @@
 import type { Db } from '../../db/index.js';
 import { queryListSource } from '../../db/list-source.js';
 import { NotFound, RNF, type FieldErrors } from '../../http/errors.js';
-import { label, messages, Rules } from '../../http/messages.js';
+import { label, messages, Rules, uniqueOr } from '../../http/messages.js';
 import { toId } from '../../http/schemas.js';
 import { findContactType } from '../contact-types/contact-types.queries.js';
 import { toContactType } from '../contact-types/contact-types.schema.js';
@@ -106,11 +106,11 @@ function columnsOf(input: ContactInput, custom: CustomValues) {
 export async function addContact(db: Db, userId: number, input: ContactInput, schemaFailures: FieldErrors): Promise<number> {
   const custom = await checkContact(db, userId, input, new Rules(schemaFailures), {});
   // The contact and its segment membership change together.
-  return db.transaction().execute(async (trx) => {
+  return uniqueOr('email', () => db.transaction().execute(async (trx) => {
     const id = await insertContact(trx, { user_id: userId, ...columnsOf(input, custom) });
     await syncSegmentMembership(trx, userId, { contactIds: [id] });
     return id;
-  });
+  }));
 }
 
 /**
@@ -122,10 +122,10 @@ export async function updateContact(db: Db, userId: number, input: ContactInput 
   const row = rules.failed('contact_id') || !isDbId(input.contact_id) ? undefined : await findContact(db, userId, input.contact_id);
   if (!row && !rules.failed('contact_id')) throw new NotFound(RNF);
   const custom = await checkContact(db, userId, input, rules, parseCustomValues(row?.custom_field ?? null), input.contact_id);
-  await db.transaction().execute(async (trx) => {
+  await uniqueOr('email', () => db.transaction().execute(async (trx) => {
     await updateContactRow(trx, userId, input.contact_id, columnsOf(input, custom));
     await syncSegmentMembership(trx, userId, { contactIds: [input.contact_id] });
-  });
+  }));
 }
 
 export async function deleteContact(db: Db, userId: number, rawId: unknown): Promise<void> {

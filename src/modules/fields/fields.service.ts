@@ -1,7 +1,7 @@
 import type { Db } from '../../db/index.js';
 import { queryListSource } from '../../db/list-source.js';
 import { NotFound, RNF, type FieldErrors } from '../../http/errors.js';
-import { messages, Rules } from '../../http/messages.js';
+import { messages, Rules, uniqueOr } from '../../http/messages.js';
 import { toId } from '../../http/schemas.js';
 import { TAKEN_FIELD_NAMES } from './fields.reserved.js';
 import { customFieldsByName, deleteCustomFieldAndValues, findCustomField, insertCustomField, selectFields } from './fields.queries.js';
@@ -26,7 +26,7 @@ export async function createCustomField(db: Db, userId: number, input: { field_n
     return [...existing.keys()].some((n) => n.toLowerCase() === key) ? messages.unique('field_name') : null;
   });
   rules.done();
-  return insertCustomField(db, userId, input.field_name!, input.field_type!);
+  return uniqueOr('field_name', () => insertCustomField(db, userId, input.field_name!, input.field_type!));
 }
 
 /** Deletes one of the account's custom fields and its values on every contact. */

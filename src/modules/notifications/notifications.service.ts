@@ -1,7 +1,7 @@
 import type { Db } from '../../db/index.js';
 import { queryListSource } from '../../db/list-source.js';
 import { NotFound, RNF, type FieldErrors } from '../../http/errors.js';
-import { messages, Rules } from '../../http/messages.js';
+import { messages, Rules, uniqueOr } from '../../http/messages.js';
 import { toId } from '../../http/schemas.js';
 import {
   deleteNotificationRecipients,
@@ -25,7 +25,7 @@ export async function addNotificationRecipient(db: Db, userId: number, input: No
     (await hasNotificationRecipient(db, userId, email)) ? messages.unique('email_address') : null,
   );
   rules.done();
-  return insertNotificationRecipient(db, userId, input.email_address, input.email_owner);
+  return uniqueOr('email_address', () => insertNotificationRecipient(db, userId, input.email_address, input.email_owner));
 }
 
 export async function deleteNotificationRecipient(db: Db, userId: number, rawId: unknown): Promise<void> {

@@ -95,9 +95,11 @@ export function parseConditions(
   catalogue: Map<string, FieldKind>,
   rules: Rules,
 ): Condition[] {
-  const fields = input.select_field ?? [];
-  const ops = input.select_operator ?? [];
-  const values = input.value ?? [];
+  // A body whose arrays failed the schema (an object, say) has already failed; read it as empty.
+  const list = (v: unknown): string[] => (Array.isArray(v) ? v.map((x) => (typeof x === 'string' ? x : String(x))) : []);
+  const fields = list(input.select_field);
+  const ops = list(input.select_operator);
+  const values = list(input.value);
   const out: Condition[] = [];
   let cursor = 0;
   let aligned = !rules.failed('value');

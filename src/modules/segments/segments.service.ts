@@ -1,8 +1,8 @@
 import type { Db } from '../../db/index.js';
-import { isUniqueViolation, lockAccountSegments } from '../../db/dialect.js';
+import { lockAccountSegments } from '../../db/dialect.js';
 import { queryListSource } from '../../db/list-source.js';
 import { NotFound, RNF, Rnf, type FieldErrors } from '../../http/errors.js';
-import { messages, Rules } from '../../http/messages.js';
+import { messages, Rules, uniqueOr } from '../../http/messages.js';
 import { toId } from '../../http/schemas.js';
 import { findContactType } from '../contact-types/contact-types.queries.js';
 import { parseConditions, arity } from './segments.conditions.js';
@@ -113,13 +113,10 @@ export async function addRecipient(db: Db, userId: number, input: RecipientInput
     rules.add('email', messages.unique('email'));
   }
   rules.done();
-  try {
-    return await insertHandRecipient(db, userId, segment!.id, { first_name: input.first_name, last_name: input.last_name, email: input.email });
-  } catch (err) {
-    // Two requests adding the same address at once: the unique index decides.
-    if (isUniqueViolation(err)) new Rules({ email: [messages.unique('email')] }).done();
-    throw err;
-  }
+  // Two requests adding the same address at once: the unique index decides.
+  return uniqueOr('email', () =>
+    insertHandRecipient(db, userId, segment!.id, { first_name: input.first_name, last_name: input.last_name, email: input.email }),
+  );
 }
 
 /**
