@@ -65,7 +65,7 @@ export async function buildApp(deps: AppInput): Promise<App> {
   registerErrorHandling(app);
   await app.register(compress, { threshold: 1024, global: true });
   await registerBodyParsing(app, { maxFileBytes: deps.config.maxCsvBytes });
-  registerAuth(app, deps.database.db);
+  registerAuth(app, deps.database);
   if (deps.config.rateLimitPerMinute > 0) {
     await app.register(rateLimit, {
       hook: 'preHandler',

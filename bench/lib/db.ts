@@ -3,6 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { sql } from 'kysely';
+import { engineOf } from '../../src/db/dialect.js';
 import { createDb, type Database, type Db } from '../../src/db/index.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { createAccount, type IssuedKeys } from '../../src/modules/accounts/accounts.service.js';
@@ -97,8 +99,9 @@ export interface SeededContacts {
 
 /**
  * Inserts `n` contacts for `userId` straight through Kysely, in batches inside one transaction
- * (about 2 s per 100,000 on SQLite): spread over `types` new contact types, every third one with
- * custom values, countries from a handful of real ids. Far faster than the HTTP path.
+ * (about 1 s per 100,000 on SQLite, 2.5 s on PostgreSQL), then has PostgreSQL analyze the table.
+ * Spread over `types` new contact types, every third one with custom values, countries from a
+ * handful of real ids. Far faster than the HTTP path.
  */
 export async function seedContacts(db: Db, userId: number, n: number, opts: { types?: number; batch?: number } = {}): Promise<SeededContacts> {
   const now = isoMicros();
@@ -146,5 +149,10 @@ export async function seedContacts(db: Db, userId: number, n: number, opts: { ty
       lastId = ids[ids.length - 1].id;
     }
   });
+  // PostgreSQL: autovacuum would gather statistics within a minute or so; without them the planner
+  // takes the account's contacts for one row and sorts them all for every list page (≈120 ms per
+  // query at 300,000 instead of 0.2 ms). Measure the steady state. (SQLite has no statistics
+  // unless ANALYZE is run, as in production.)
+  if (engineOf(db) === 'postgres') await sql`analyze contacts`.execute(db);
   return { typeIds, firstId, lastId };
 }

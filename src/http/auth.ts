@@ -1,7 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from './errors.js';
-import type { Db } from '../db/index.js';
+import type { Database } from '../db/index.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -35,7 +35,8 @@ function header(request: FastifyRequest, name: string): string | undefined {
 }
 
 /** Checks `PublicKey`/`SecretKey` on every non-public route and sets `request.userId` (contract §3). */
-export function registerAuth(app: FastifyInstance, db: Db): void {
+export function registerAuth(app: FastifyInstance, database: Database): void {
+  const { db } = database;
   app.decorateRequest('userId', 0);
   // Built and compiled once: this runs on every request, and building + compiling a Kysely query
   // costs more than the indexed lookup itself. Only the parameter changes (no cache: a rotated or
@@ -52,7 +53,7 @@ export function registerAuth(app: FastifyInstance, db: Db): void {
       if (!secretKey) errors.SecretKey = ['The secret key field is required.'];
       throw new AppError(401, errors);
     }
-    const account = (await db.executeQuery<KeyRow>({ ...lookup, parameters: [publicKey] })).rows[0];
+    const [account] = await database.read<KeyRow>({ ...lookup, parameters: [publicKey] });
     const given = createHash('sha256').update(secretKey).digest();
     const stored = Buffer.from(account?.secret_hash ?? '0'.repeat(64), 'hex');
     const match = given.length === stored.length && timingSafeEqual(given, stored);

@@ -1,3 +1,4 @@
+import querystring from 'node:querystring';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import formbody from '@fastify/formbody';
 import multipart from '@fastify/multipart';
@@ -11,6 +12,8 @@ const QS_OPTIONS: qs.IParseOptions = { arrayLimit: 100_000, parameterLimit: 200_
 
 /** Parses a urlencoded body or query string: `strIds[0]` → array, `custom_field[age]` → object. */
 export function parseForm(input: string | Record<string, unknown>): Record<string, unknown> {
+  // Most query strings are flat (`?contact_id=5`): Node's parser reads them several times faster.
+  if (typeof input === 'string' && !/\[|%5B/i.test(input)) return { ...querystring.parse(input) };
   return qs.parse(input as string, QS_OPTIONS) as Record<string, unknown>;
 }
 

@@ -72,7 +72,13 @@ export async function up(db: Kysely<any>): Promise<void> {
     .unique()
     .where(sql.ref('deleted_at'), 'is', null)
     .execute();
-  await db.schema.createIndex('contacts_user_id').on('contacts').columns(['user_id', 'id']).execute();
+  // Lists, pages and their counts read only live contacts: a partial index keeps the count cheap.
+  await db.schema
+    .createIndex('contacts_user_live')
+    .on('contacts')
+    .columns(['user_id', 'id'])
+    .where(sql.ref('deleted_at'), 'is', null)
+    .execute();
   await db.schema.createIndex('contacts_type_id').on('contacts').columns(['contact_type_id', 'id']).execute();
 }
 

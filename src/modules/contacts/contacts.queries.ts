@@ -15,8 +15,8 @@ export function selectContacts(db: Q, userId: number) {
 // (SQL text differs) and then run with fresh parameters, skipping Kysely's build + compile.
 const findContactSql = new Map<Engine, CompiledQuery<ContactRow>>();
 
-/** The account's live contact `id`, or undefined. */
-export async function findContact(db: Q, userId: number, id: number): Promise<ContactRow | undefined> {
+/** The compiled query of the account's live contact `id` (compiled once per engine). */
+export function findContactQuery(db: Q, userId: number, id: number): CompiledQuery<ContactRow> {
   const engine = engineOf(db);
   let compiled = findContactSql.get(engine);
   if (!compiled) {
@@ -25,7 +25,12 @@ export async function findContact(db: Q, userId: number, id: number): Promise<Co
     if (compiled.parameters.length !== 2) throw new Error('findContact: selectContacts changed its parameters');
     findContactSql.set(engine, compiled);
   }
-  const { rows } = await db.executeQuery<ContactRow>({ ...compiled, parameters: [userId, id] });
+  return { ...compiled, parameters: [userId, id] };
+}
+
+/** The account's live contact `id`, or undefined. */
+export async function findContact(db: Q, userId: number, id: number): Promise<ContactRow | undefined> {
+  const { rows } = await db.executeQuery(findContactQuery(db, userId, id));
   return rows[0];
 }
 

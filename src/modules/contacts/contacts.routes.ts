@@ -20,7 +20,7 @@ export const contactRoutes: FastifyPluginAsyncTypebox = async (app) => {
   });
 
   app.get('/contacts/details', { schema: { querystring: ContactIdQuery } }, async (req) =>
-    ok({ contact: await getContact(db, req.userId, req.query.contact_id) }),
+    ok({ contact: await getContact(app.deps.database, req.userId, req.query.contact_id) }),
   );
 
   app.post('/contacts/update', { schema: { body: UpdateContactBody }, config: { deferValidation: true } }, async (req) => {

@@ -1,4 +1,4 @@
-import type { Db } from '../../db/index.js';
+import type { Database, Db } from '../../db/index.js';
 import { queryListSource } from '../../db/list-source.js';
 import { NotFound, RNF, type FieldErrors } from '../../http/errors.js';
 import { label, messages, Rules, uniqueOr } from '../../http/messages.js';
@@ -12,6 +12,7 @@ import { syncSegmentMembership } from '../segments/segments.membership.js';
 import {
   contactTypesByIds,
   findContact,
+  findContactQuery,
   findContactIdByEmail,
   insertContact,
   selectContacts,
@@ -38,9 +39,9 @@ export function contactList(db: Db, userId: number) {
 }
 
 /** One contact, country as its id (details). */
-export async function getContact(db: Db, userId: number, rawId: unknown) {
+export async function getContact(database: Database, userId: number, rawId: unknown) {
   const id = toId(rawId);
-  const row = id ? await findContact(db, userId, id) : undefined;
+  const row = id ? (await database.read(findContactQuery(database.db, userId, id)))[0] : undefined;
   if (!row) throw new NotFound(RNF);
   return toContact(row, 'id');
 }
