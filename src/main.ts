@@ -5,6 +5,8 @@ import { buildApp } from './app.js';
 import { bootstrapAccount } from './modules/accounts/accounts.service.js';
 import { createTransport } from './delivery/transports.js';
 
+const SHUTDOWN_GRACE_MS = 10_000;
+
 /** Process entry: config → db → migrate → http; graceful shutdown on SIGINT/SIGTERM. */
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -29,6 +31,12 @@ async function main(): Promise<void> {
     if (closing) return;
     closing = true;
     app.log.info({ signal }, 'shutting down');
+    // Requests in flight get a grace period; a client that holds a connection open cannot keep
+    // the process alive past it.
+    setTimeout(() => {
+      app.log.warn('shutdown grace period over; exiting');
+      process.exit(1);
+    }, SHUTDOWN_GRACE_MS).unref();
     await app.close();
     await transport.close();
     await database.close();
