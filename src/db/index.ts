@@ -28,7 +28,14 @@ export function createDb(url: string): Database {
   if (/^postgres(ql)?:\/\//.test(url)) {
     const pool = new pg.Pool({ connectionString: url, max: Number(process.env.PG_POOL_MAX ?? 10) });
     const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
-    const read = async <R>(q: CompiledQuery<R>) => (await db.executeQuery(q)).rows;
+    // Hot reads run as named (server-side prepared) statements: PostgreSQL parses and plans each
+    // once per connection instead of on every request.
+    const names = new Map<string, string>();
+    const read = async <R>(q: CompiledQuery<R>): Promise<R[]> => {
+      let name = names.get(q.sql);
+      if (!name) names.set(q.sql, (name = `hot_${names.size}`));
+      return (await pool.query({ name, text: q.sql, values: q.parameters as unknown[] })).rows as R[];
+    };
     return { db, engine: 'postgres', read, close: () => db.destroy() };
   }
   const path = url.replace(/^sqlite:(\/\/)?/, '') || ':memory:';
