@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/types.js';
 import { isoMicros } from '../../util/time.js';
+import { softDeleteOwned } from '../../db/soft-delete.js';
 
 type Q = Kysely<DB>;
 
@@ -65,13 +66,6 @@ export async function updateContactTypeName(db: Q, userId: number, id: number, n
 
 /** Soft-deletes the contact type and its contacts. */
 export async function softDeleteContactType(db: Q, userId: number, id: number): Promise<void> {
-  const now = isoMicros();
-  await db
-    .updateTable('contacts')
-    .set({ deleted_at: now, updated_at: now })
-    .where('user_id', '=', userId)
-    .where('contact_type_id', '=', id)
-    .where('deleted_at', 'is', null)
-    .execute();
-  await db.updateTable('contact_types').set({ deleted_at: now, updated_at: now }).where('user_id', '=', userId).where('id', '=', id).execute();
+  await softDeleteOwned(db, 'contacts', userId, [id], { column: 'contact_type_id' });
+  await softDeleteOwned(db, 'contact_types', userId, [id]);
 }

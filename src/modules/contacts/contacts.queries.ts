@@ -2,6 +2,7 @@ import type { CompiledQuery, Insertable, Kysely, Selectable, Updateable } from '
 import { engineOf, type Engine } from '../../db/dialect.js';
 import type { ContactTable, DB } from '../../db/types.js';
 import { isoMicros } from '../../util/time.js';
+import { softDeleteOwned } from '../../db/soft-delete.js';
 
 type Q = Kysely<DB>;
 type ContactRow = Selectable<ContactTable>;
@@ -68,16 +69,8 @@ export async function updateContactRow(db: Q, userId: number, id: number, values
 }
 
 /** Soft-deletes the account's live contacts among `ids`; returns how many. */
-export async function softDeleteContacts(db: Q, userId: number, ids: number[]): Promise<number> {
-  const now = isoMicros();
-  const res = await db
-    .updateTable('contacts')
-    .set({ deleted_at: now, updated_at: now })
-    .where('user_id', '=', userId)
-    .where('id', 'in', ids)
-    .where('deleted_at', 'is', null)
-    .executeTakeFirst();
-  return Number(res.numUpdatedRows);
+export function softDeleteContacts(db: Q, userId: number, ids: number[]): Promise<number> {
+  return softDeleteOwned(db, 'contacts', userId, ids);
 }
 
 /** Contact types by id, for the list's `contact_type` objects. */

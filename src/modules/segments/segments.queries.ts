@@ -2,6 +2,7 @@ import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
 import type { DB } from '../../db/types.js';
 import { isoMicros } from '../../util/time.js';
 import type { RecipientListRow } from './segments.schema.js';
+import { softDeleteOwned } from '../../db/soft-delete.js';
 
 type Q = Kysely<DB>;
 
@@ -105,8 +106,7 @@ export async function updateSegmentRow(db: Q, userId: number, id: number, values
 
 /** Soft-deletes a segment and removes its members and exclusions. */
 export async function softDeleteSegment(db: Q, userId: number, id: number): Promise<void> {
-  const now = isoMicros();
-  await db.updateTable('segments').set({ deleted_at: now, updated_at: now }).where('user_id', '=', userId).where('id', '=', id).execute();
+  await softDeleteOwned(db, 'segments', userId, [id]);
   await db.deleteFrom('segment_recipients').where('segment_id', '=', id).execute();
   await db.deleteFrom('segment_exclusions').where('segment_id', '=', id).execute();
 }

@@ -1,6 +1,7 @@
 import type { Insertable, Kysely, Updateable } from 'kysely';
 import type { DB, SenderTable } from '../../db/types.js';
 import { isoMicros } from '../../util/time.js';
+import { softDeleteOwned } from '../../db/soft-delete.js';
 
 type Q = Kysely<DB>;
 
@@ -44,15 +45,7 @@ export async function updateSenderRow(db: Q, userId: number, id: number, values:
 
 /** Soft-deletes a live sender; false when there was none. */
 export async function softDeleteSender(db: Q, userId: number, id: number): Promise<boolean> {
-  const now = isoMicros();
-  const res = await db
-    .updateTable('senders')
-    .set({ deleted_at: now, updated_at: now })
-    .where('user_id', '=', userId)
-    .where('id', '=', id)
-    .where('deleted_at', 'is', null)
-    .executeTakeFirst();
-  return Number(res.numUpdatedRows) > 0;
+  return (await softDeleteOwned(db, 'senders', userId, [id])) > 0;
 }
 
 /**

@@ -2,6 +2,7 @@ import { randomInt } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/types.js';
 import { isoMicros } from '../../util/time.js';
+import { softDeleteOwned } from '../../db/soft-delete.js';
 
 type Q = Kysely<DB>;
 
@@ -84,13 +85,5 @@ export async function updateGroupRow(db: Q, userId: number, id: number, values: 
 
 /** Soft-deletes a live group of the account (its recipients stay); returns whether one was deleted. */
 export async function softDeleteGroup(db: Q, userId: number, id: number): Promise<boolean> {
-  const now = isoMicros();
-  const res = await db
-    .updateTable('unsubscribe_groups')
-    .set({ deleted_at: now, updated_at: now })
-    .where('user_id', '=', userId)
-    .where('id', '=', id)
-    .where('deleted_at', 'is', null)
-    .executeTakeFirst();
-  return Number(res.numUpdatedRows) > 0;
+  return (await softDeleteOwned(db, 'unsubscribe_groups', userId, [id])) > 0;
 }
