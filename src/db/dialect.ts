@@ -104,3 +104,12 @@ export function bulkRowsParams(engine: Engine, types: readonly BulkType[], rows:
   for (const r of rows) for (const v of r) out.push(v);
   return out;
 }
+
+/**
+ * Refreshes the planner's statistics of a table after a bulk load. PostgreSQL: until autovacuum
+ * analyzes a freshly filled table, the planner may sort every contact of an account for each list
+ * page (118 ms instead of 0.2 ms per query, measured). SQLite's planner needs nothing here.
+ */
+export async function refreshStatistics(db: Kysely<any>, table: string): Promise<void> {
+  if (engineOf(db) === 'postgres') await sql`analyze ${sql.table(table)}`.execute(db);
+}

@@ -13,6 +13,10 @@ import { CsvFormatError, STD_COLUMNS, readContactCsv, sniffCsv, type ImportRow, 
 import { recordBatches, recordBatchesInWorker, WORKER_MIN_BYTES } from './contacts.csv.records.js';
 import { contactsByEmailKeys, contactUpserter, hasContacts, type ExistingContact } from './contacts.csv.queries.js';
 import { parseCustomValues, serializeCustomValues } from './contacts.values.js';
+import { refreshStatistics } from '../../db/dialect.js';
+
+/** Imports that create this many contacts refresh the table's planner statistics afterwards. */
+const ANALYZE_AFTER_ROWS = 10_000;
 
 /** What the route received: the raw `contact_type_id` and the stored file (path null: not stored). */
 export interface CsvUpload {
@@ -152,6 +156,9 @@ export async function importContactsCsv(deps: AppDeps, userId: number, upload: C
     throw err;
   } finally {
     await reader.return(undefined);
+  }
+  if (summary.created >= ANALYZE_AFTER_ROWS) {
+    refreshStatistics(db, 'contacts').catch((err) => deps.log.warn({ err }, 'analyze after import failed'));
   }
   // Fire and forget: the import is committed whatever happens to the notification mail.
   const details = { contact_type_id: typeId, created: summary.created, updated: summary.updated, skipped: summary.skipped };
