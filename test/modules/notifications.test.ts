@@ -166,6 +166,24 @@ describe('event notifications', () => {
     assert.equal(sink.to(foreign).length, 0);
   });
 
+  it('mails each recipient when a CSV import finishes (contacts.imported), with the summary', async () => {
+    const watcher = uniqueEmail('import');
+    await t.a.post('/notification-recipient/save', { email_address: watcher, email_owner: 'Imre' });
+    const type = await t.a.post('/contacts-type/add', { name: `Imported ${seq}` });
+    const boundary = '----n' + seq;
+    const csv = 'email,country\nimp1@example.com,101\nimp2@example.com,IN\nbroken,101\n';
+    const payload =
+      `--${boundary}\r\nContent-Disposition: form-data; name="contact_type_id"\r\n\r\n${type.body.id}\r\n` +
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="c.csv"\r\nContent-Type: text/csv\r\n\r\n${csv}\r\n--${boundary}--\r\n`;
+    const r = await t.a.request('POST', '/contacts/upload-csv', { payload, headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } });
+    assert.equal(r.status, 200, r.text);
+    const m = await sink.waitFor((x) => x.envelope.to.includes(watcher));
+    assert.equal(m.subject, '[Campaign API] Contacts imported');
+    assert.equal(m.header('x-campaign-event'), 'contacts.imported');
+    assert.ok(m.text!.includes('created: 2'), m.text);
+    assert.ok(m.text!.includes('skipped: 1'), m.text);
+  });
+
   it('does not hold the caller while the SMTP server is slow', async () => {
     const slow = uniqueEmail('slow');
     const u = await setup({}, { smtpUrl: sink.url });
