@@ -180,8 +180,8 @@ describe('event notifications', () => {
     const m = await sink.waitFor((x) => x.envelope.to.includes(watcher));
     assert.equal(m.subject, '[Campaign API] Contacts imported');
     assert.equal(m.header('x-campaign-event'), 'contacts.imported');
-    assert.ok(m.text!.includes('created: 2'), m.text);
-    assert.ok(m.text!.includes('skipped: 1'), m.text);
+    assert.ok(m.text!.includes('created: 2'), m.text ?? '');
+    assert.ok(m.text!.includes('skipped: 1'), m.text ?? '');
   });
 
   it('does not hold the caller while the SMTP server is slow', async () => {

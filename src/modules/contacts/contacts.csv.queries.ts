@@ -1,46 +1,23 @@
 import { CompiledQuery, type Kysely } from 'kysely';
 import { bulkRows, bulkRowsParams, engineOf, type BulkConstant, type BulkType } from '../../db/dialect.js';
-import type { DB } from '../../db/types.js';
+import type { ContactTable, DB } from '../../db/types.js';
+import { CONTACT_COLUMNS } from '../fields/fields.reserved.js';
 
 type Q = Kysely<DB>;
 
-/** The columns of each row tuple given to `contactUpserter`, in order. */
-const ROW_COLUMNS = [
-  'first_name',
-  'last_name',
-  'email',
-  'email_key',
-  'alt_email',
-  'country',
-  'state',
-  'city',
-  'address_line1',
-  'address_line2',
-  'state_province_region',
-  'postal_code',
-  'custom_field',
-] as const;
+/** The contact's own text columns (the first eleven reserved fields), typed for Kysely. */
+type ContactColumn = keyof ContactTable & string;
+const STANDARD = CONTACT_COLUMNS as ContactColumn[];
+
+/** The columns of each row tuple given to `contactUpserter`, in order: `email_key` after `email`. */
+const ROW_COLUMNS: ContactColumn[] = [...STANDARD.slice(0, 3), 'email_key', ...STANDARD.slice(3), 'custom_field'];
 /** The columns the same in every row of an import, after the row's own. */
 const SHARED_COLUMNS = ['user_id', 'contact_type_id', 'created_at', 'updated_at'] as const;
 const TYPES: BulkType[] = ROW_COLUMNS.map(() => 'text');
 
 /** The existing row's values an update keeps where the file leaves a cell empty. */
 export type ExistingContact = Record<string, string | null> & { email_key: string; custom_field: string | null };
-const EXISTING_COLUMNS = [
-  'first_name',
-  'last_name',
-  'email',
-  'alt_email',
-  'country',
-  'state',
-  'city',
-  'address_line1',
-  'address_line2',
-  'state_province_region',
-  'postal_code',
-  'email_key',
-  'custom_field',
-] as const;
+const EXISTING_COLUMNS: ContactColumn[] = [...STANDARD, 'email_key', 'custom_field'];
 
 /** The live contacts of the contact type whose lower-cased email is among `keys`. */
 export function contactsByEmailKeys(db: Q, userId: number, contactTypeId: number, keys: string[]): Promise<ExistingContact[]> {
@@ -51,7 +28,7 @@ export function contactsByEmailKeys(db: Q, userId: number, contactTypeId: number
     .where('contact_type_id', '=', contactTypeId)
     .where('deleted_at', 'is', null)
     .where('email_key', 'in', keys)
-    .execute();
+    .execute() as Promise<unknown[]> as Promise<ExistingContact[]>; // the columns above, typed wider by Kysely
 }
 
 /** Whether the contact type has any live contact. */
