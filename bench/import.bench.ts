@@ -16,6 +16,7 @@ import { isoMicros } from '../src/util/time.js';
 import { benchDatabase, pgReachable, seedAccount, type Engine } from './lib/db.js';
 import { fmt, fmtBytes, median, memoryOf, printFigure, timed } from './lib/measure.js';
 import { startServer } from './lib/server.js';
+import { insertContactType } from '../src/modules/contact-types/contact-types.queries.js';
 
 const ROWS = Number(process.env.BENCH_IMPORT_ROWS ?? 200_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
@@ -57,16 +58,6 @@ async function writeCsv(path: string): Promise<number> {
   out.end(chunk);
   await once(out, 'finish');
   return statSync(path).size;
-}
-
-async function newContactType(db: Db, userId: number, name: string): Promise<number> {
-  const now = isoMicros();
-  const row = await db
-    .insertInto('contact_types')
-    .values({ user_id: userId, name, name_key: name.toLowerCase(), created_at: now, updated_at: now })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  return row.id;
 }
 
 /** The baseline: the same rows inserted straight through Kysely, 1,000 per statement, one transaction. */
@@ -114,7 +105,7 @@ async function runOnce(engine: Engine, csvPath: string, dataDir: string): Promis
   const bench = await benchDatabase(engine);
   try {
     const account = await seedAccount(bench.db);
-    const typeId = await newContactType(bench.db, account.user_id, 'Imported');
+    const typeId = await insertContactType(bench.db, account.user_id, 'Imported');
     const server = await startServer({ env: { DATABASE_URL: bench.url, DATA_DIR: dataDir, LOG_LEVEL: 'warn' } });
     let rowsPerS: number;
     let peakMb: number;
@@ -139,7 +130,7 @@ async function runOnce(engine: Engine, csvPath: string, dataDir: string): Promis
     } finally {
       await server.stop();
     }
-    const baselineRowsPerS = await rawInsert(bench.db, account.user_id, await newContactType(bench.db, account.user_id, 'Baseline'));
+    const baselineRowsPerS = await rawInsert(bench.db, account.user_id, await insertContactType(bench.db, account.user_id, 'Baseline'));
     return { rowsPerS, peakMb, baselineRowsPerS, cpuS, wallS };
   } finally {
     await bench.drop();

@@ -11,6 +11,7 @@ import { migrateToLatest } from '../src/db/migrate.js';
 import { createAccount, type IssuedKeys } from '../src/modules/accounts/accounts.service.js';
 import type { Transport } from '../src/delivery/transport.js';
 import { createTransport } from '../src/delivery/transports.js';
+import { SmtpSink } from './support/smtp-sink.js';
 
 /** The database the suite runs on: PostgreSQL when DATABASE_URL says so, else SQLite. */
 export const ENGINE = /^postgres/.test(process.env.DATABASE_URL ?? '') ? 'postgres' : 'sqlite';
@@ -138,6 +139,20 @@ export async function setup(overrides: Partial<Config> = {}, opts: { smtpUrl?: s
       if (!opts.transport) await transport.close();
       await drop();
       rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** `setup()` with mail going to a real SMTP sink started for it; `close()` stops both. */
+export async function setupWithSink(overrides: Partial<Config> = {}): Promise<TestContext & { sink: SmtpSink }> {
+  const sink = await SmtpSink.start();
+  const t = await setup(overrides, { smtpUrl: sink.url });
+  return {
+    ...t,
+    sink,
+    close: async () => {
+      await t.close();
+      await sink.close();
     },
   };
 }

@@ -1,4 +1,5 @@
 import { cityById, countryById, stateById } from '../modules/geo/geo.data.js';
+import { CONTACT_COLUMNS } from '../modules/fields/fields.reserved.js';
 
 /** The dynamic-content names, in the spec's order (api-spec "Dynamic content placeholders"). */
 export const PLACEHOLDER_NAMES = [
@@ -60,18 +61,8 @@ export interface RecipientInput {
   custom?: Record<string, string | number | null | undefined> | null;
 }
 
-const CONTACT_COLUMNS = [
-  'first_name',
-  'last_name',
-  'email',
-  'alt_email',
-  'state',
-  'city',
-  'address_line1',
-  'address_line2',
-  'state_province_region',
-  'postal_code',
-] as const;
+/** The contact's own columns, but `country`, which renders as a name. */
+const TEXT_COLUMNS = CONTACT_COLUMNS.filter((c) => c !== 'country') as Array<Exclude<keyof RecipientInput, 'country' | 'custom'>>;
 
 /** The country's name for a stored id; other text is kept as it is. */
 function countryName(value: string | number | null | undefined): string {
@@ -89,7 +80,7 @@ export function recipientValues(r: RecipientInput): Record<string, string> {
   if (r.custom) {
     for (const [k, v] of Object.entries(r.custom)) if (v !== null && v !== undefined) out[k.toLowerCase()] = String(v);
   }
-  for (const k of CONTACT_COLUMNS) out[k] = r[k] ?? '';
+  for (const k of TEXT_COLUMNS) out[k] = String(r[k] ?? '');
   out.country = countryName(r.country);
   out.full_name = [r.first_name, r.last_name].map((s) => (s ?? '').trim()).filter(Boolean).join(' ');
   return out;

@@ -1,6 +1,6 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { fieldErrors, setup, type Client, type TestContext } from '../helpers.js';
+import { fieldErrors, setup, setupWithSink, type Client, type TestContext } from '../helpers.js';
 import { SmtpSink } from '../support/smtp-sink.js';
 import { notifyEvent } from '../../src/modules/notifications/notifications.events.js';
 import { TransportError, type Transport } from '../../src/delivery/transport.js';
@@ -16,13 +16,9 @@ describe('notification recipients', () => {
   let t: TestContext;
   let sink: SmtpSink;
   before(async () => {
-    sink = await SmtpSink.start();
-    t = await setup({}, { smtpUrl: sink.url });
+    ({ sink, ...t } = await setupWithSink());
   });
-  after(async () => {
-    await t.close();
-    await sink.close();
-  });
+  after(() => t.close());
 
   async function add(c: Client = t.a, email = uniqueEmail(), owner = 'Olga'): Promise<number> {
     const r = await c.post('/notification-recipient/save', { email_address: email, email_owner: owner });
@@ -135,13 +131,9 @@ describe('event notifications', () => {
   let t: TestContext;
   let sink: SmtpSink;
   before(async () => {
-    sink = await SmtpSink.start();
-    t = await setup({}, { smtpUrl: sink.url });
+    ({ sink, ...t } = await setupWithSink());
   });
-  after(async () => {
-    await t.close();
-    await sink.close();
-  });
+  after(() => t.close());
 
   it('mails each of the account\'s recipients a short text and HTML note, values escaped', async () => {
     const olga = uniqueEmail('olga');

@@ -1,6 +1,6 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { fieldErrors, setup, type Client, type TestContext } from '../helpers.js';
+import { fieldErrors, setup, setupWithSink, type Client, type TestContext } from '../helpers.js';
 import { SmtpSink, type SinkMessage } from '../support/smtp-sink.js';
 import { allCities, allStates } from '../../src/modules/geo/geo.data.js';
 import { findVerifiedSender } from '../../src/modules/senders/senders.queries.js';
@@ -43,13 +43,9 @@ describe('senders', () => {
   let t: TestContext;
   let sink: SmtpSink;
   before(async () => {
-    sink = await SmtpSink.start();
-    t = await setup({}, { smtpUrl: sink.url });
+    ({ sink, ...t } = await setupWithSink());
   });
-  after(async () => {
-    await t.close();
-    await sink.close();
-  });
+  after(() => t.close());
 
   /** Saves a sender and returns its id, form and the verification mail it got. */
   async function saveSender(c: Client = t.a, extra: Record<string, unknown> = {}) {
