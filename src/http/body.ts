@@ -12,9 +12,37 @@ const QS_OPTIONS: qs.IParseOptions = { arrayLimit: 100_000, parameterLimit: 200_
 
 /** Parses a urlencoded body or query string: `strIds[0]` → array, `custom_field[age]` → object. */
 export function parseForm(input: string | Record<string, unknown>): Record<string, unknown> {
-  // Most query strings are flat (`?contact_id=5`): Node's parser reads them several times faster.
-  if (typeof input === 'string' && !/\[|%5B/i.test(input)) return { ...querystring.parse(input) };
+  // Most query strings are flat (`?contact_id=5`): read them without qs, several times faster.
+  if (typeof input === 'string' && !/\[|%5B/i.test(input)) return parseFlat(input) ?? { ...querystring.parse(input) };
   return qs.parse(input as string, QS_OPTIONS) as Record<string, unknown>;
+}
+
+const ESCAPED = /[%+]/;
+const unescape = (s: string) => (ESCAPED.test(s) ? querystring.unescape(s.replace(/\+/g, ' ')) : s);
+
+/**
+ * A flat `a=1&b=x+y&a=2` string as querystring.parse reads it (repeated names → array, `+` and
+ * `%XX` decoded, malformed escapes kept), in a tenth of its time; null for a `__proto__` name.
+ */
+function parseFlat(input: string): Record<string, string | string[]> | null {
+  const out: Record<string, string | string[]> = {};
+  for (let start = 0; start < input.length; ) {
+    let end = input.indexOf('&', start);
+    if (end === -1) end = input.length;
+    if (end > start) {
+      let eq = input.indexOf('=', start);
+      if (eq === -1 || eq > end) eq = end;
+      const key = unescape(input.slice(start, eq));
+      if (key === '__proto__') return null;
+      const value = unescape(input.slice(eq + 1, end));
+      const prev = out[key];
+      if (prev === undefined) out[key] = value;
+      else if (Array.isArray(prev)) prev.push(value);
+      else out[key] = [prev, value];
+    }
+    start = end + 1;
+  }
+  return out;
 }
 
 /**

@@ -50,3 +50,6 @@ export const PagingQuery = Type.Object(Paging);
 export function schema<B extends TSchema | undefined, Q extends TSchema | undefined>(s: { body?: B; querystring?: Q }) {
   return s;
 }
+
+/** The success envelope around `message` as a response schema: Fastify compiles it into a serializer. */
+export const Success = <T extends TSchema>(message: T) => Type.Object({ status: Type.Literal('success'), message });

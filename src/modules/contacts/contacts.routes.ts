@@ -1,9 +1,10 @@
+import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ok } from '../../http/envelope.js';
 import { schemaErrors } from '../../http/error-handler.js';
 import { sendList } from '../../http/list.js';
-import { StrIds } from '../../http/schemas.js';
-import { AddContactBody, ContactIdQuery, ListContactsQuery, UpdateContactBody } from './contacts.schema.js';
+import { StrIds, Success } from '../../http/schemas.js';
+import { AddContactBody, ContactIdQuery, ContactShape, ListContactsQuery, UpdateContactBody } from './contacts.schema.js';
 import { addContact, bulkDeleteContacts, contactList, deleteContact, getContact, updateContact } from './contacts.service.js';
 
 /** `/contacts/…` endpoints (CSV ones live in contacts.csv.routes.ts). */
@@ -19,7 +20,8 @@ export const contactRoutes: FastifyPluginAsyncTypebox = async (app) => {
     return ok('Contact Added Successfully', { id });
   });
 
-  app.get('/contacts/details', { schema: { querystring: ContactIdQuery } }, async (req) =>
+  const details = { querystring: ContactIdQuery, response: { 200: Success(Type.Object({ contact: ContactShape })) } };
+  app.get('/contacts/details', { schema: details }, async (req) =>
     ok({ contact: await getContact(app.deps.database, req.userId, req.query.contact_id) }),
   );
 

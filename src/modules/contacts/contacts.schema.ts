@@ -36,6 +36,31 @@ export const AddContactBody = Type.Object(contactFields);
 export const UpdateContactBody = Type.Object({ contact_id: Type.Integer(), ...contactFields });
 export type ContactInput = Static<typeof AddContactBody>;
 export const ContactIdQuery = QueryIds('contact_id');
+
+const NullableText = Type.Union([Type.String(), Type.Null()]);
+
+/** What `toContact` returns: the response schema of details (a compiled serializer, not a check). */
+export const ContactShape = Type.Object({
+  id: Type.Integer(),
+  user_id: Type.Integer(),
+  contact_type_id: Type.Integer(),
+  first_name: NullableText,
+  last_name: NullableText,
+  email: Type.String(),
+  alt_email: NullableText,
+  country: NullableText,
+  state: NullableText,
+  city: NullableText,
+  address_line1: NullableText,
+  address_line2: NullableText,
+  state_province_region: NullableText,
+  postal_code: NullableText,
+  custom_field: Type.Union([Type.Null(), Type.Record(Type.String(), Type.Object({ field_name: Type.String(), field_value: NullableText }))]),
+  deleted_at: NullableText,
+  created_at: Type.String(),
+  updated_at: Type.String(),
+  fullname: Type.String(),
+});
 export const ListContactsQuery = PagingQuery;
 
 /** The API shape of a contact; `country` is the id as text (details) or the country name (list). */

@@ -36,9 +36,18 @@ export const TAKEN_FIELD_NAMES = new Set<string>([...RESERVED_FIELDS.map((f) => 
 
 /** Display label of a field name: `company_name` → `Company Name`. */
 export function fieldLabel(name: string): string {
-  return name
-    .split('_')
-    .filter(Boolean)
-    .map((w) => w[0].toUpperCase() + w.slice(1))
-    .join(' ');
+  let label = labels.get(name);
+  if (label === undefined) {
+    label = name
+      .split('_')
+      .filter(Boolean)
+      .map((w) => w[0].toUpperCase() + w.slice(1))
+      .join(' ');
+    if (labels.size >= 10_000) labels.clear();
+    labels.set(name, label);
+  }
+  return label;
 }
+
+// Labels are asked for every custom value of every contact served; the names repeat.
+const labels = new Map<string, string>();
