@@ -140,6 +140,16 @@ describe('segment membership follows contact changes', () => {
 
   const contactForm = (type: number, fields: Record<string, unknown>) => ({ contact_type_id: type, first_name: 'X', email: `${Math.random().toString(36).slice(2)}@example.com`, country: 101, ...fields });
 
+  it('a new segment lists its members newest contact first, their ids in the same order', async () => {
+    const type = await make.contactType(t.a);
+    const made = [];
+    for (const city of ['Oslo', 'oslo', 'OSLO', 'Bergen']) made.push(await make.contact(t.a, { contact_type_id: type, city }));
+    const seg = await createSegment(t.a, type, [['city', 'is', 'Oslo']]);
+    const rows = (await t.a.get('/segment/email/list', { segment_id: seg })).body.message.contactEmails as Array<{ id: number; contact_id: number }>;
+    assert.deepEqual(rows.map((r) => r.contact_id), made.slice(0, 3).reverse());
+    assert.deepEqual(rows.map((r) => r.id), [...rows.map((r) => r.id)].sort((a, b) => b - a));
+  });
+
   it('a new contact that matches joins; one that does not, does not', async () => {
     const type = await make.contactType(t.a);
     const seg = await createSegment(t.a, type, [['city', 'is', 'Oslo']]);

@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type Expression, type Kysely } from 'kysely';
 import { engineOf, lockAccountSegments } from '../../db/dialect.js';
 import type { DB } from '../../db/types.js';
 import { isoMicros } from '../../util/time.js';
@@ -32,6 +32,17 @@ export async function catalogueOf(db: Kysely<DB>, userId: number): Promise<Map<s
   return fieldCatalogue(await customFieldsByName(db, userId));
 }
 
+/** The live contacts of the segment's type that its conditions select (as `c`): what membership is computed from. */
+export function segmentCandidates(db: Kysely<DB>, segment: SegmentRow, catalogue: Map<string, FieldKind>) {
+  const conds = conditionsOf(parse(segment.select_field), parse(segment.select_operator), parse(segment.value));
+  return db
+    .selectFrom('contacts as c')
+    .where('c.user_id', '=', segment.user_id)
+    .where('c.contact_type_id', '=', segment.contact_type_id)
+    .where('c.deleted_at', 'is', null)
+    .where(conditionsSql(engineOf(db), conds, segment.query_type, catalogue));
+}
+
 /**
  * Brings one segment's matched members up to date, for every contact of its type or only for
  * `contactIds`: removes members that no longer match (one DELETE) and adds the matching contacts
@@ -45,16 +56,8 @@ export async function refreshSegmentMembers(
   catalogue: Map<string, FieldKind>,
   opts: { contactIds?: number[]; fresh?: boolean } = {},
 ): Promise<void> {
-  const conds = conditionsOf(parse(segment.select_field), parse(segment.select_operator), parse(segment.value));
-  const match = conditionsSql(engineOf(db), conds, segment.query_type, catalogue);
   const ids = opts.contactIds;
-  const candidates = () =>
-    db
-      .selectFrom('contacts as c')
-      .where('c.user_id', '=', segment.user_id)
-      .where('c.contact_type_id', '=', segment.contact_type_id)
-      .where('c.deleted_at', 'is', null)
-      .where(match);
+  const candidates = () => segmentCandidates(db, segment, catalogue);
 
   if (!opts.fresh) {
     await db
@@ -66,15 +69,7 @@ export async function refreshSegmentMembers(
       .execute();
   }
 
-  const now = isoMicros();
-  const rows = candidates()
-    .select([
-      sql<number>`cast(${segment.user_id} as integer)`.as('user_id'),
-      sql<number>`cast(${segment.id} as integer)`.as('segment_id'),
-      'c.id as contact_id',
-      sql<string>`cast(${now} as text)`.as('created_at'),
-      sql<string>`cast(${now} as text)`.as('updated_at'),
-    ])
+  const joining = candidates()
     .$if(ids !== undefined, (q) => q.where('c.id', 'in', ids!))
     .$if(!opts.fresh, (q) =>
       q
@@ -84,10 +79,33 @@ export async function refreshSegmentMembers(
         .where((eb) =>
           eb.not(eb.exists(eb.selectFrom('segment_exclusions as x').select(sql.lit(1).as('one')).whereRef('x.contact_id', '=', 'c.id').where('x.segment_id', '=', segment.id))),
         ),
-    )
-    // Ascending ids, so the recipient list (newest first) follows the contacts' order.
-    .orderBy('c.id');
-  await db.insertInto('segment_recipients').columns(['user_id', 'segment_id', 'contact_id', 'created_at', 'updated_at']).expression(rows).execute();
+    );
+  const now = isoMicros();
+  const columns = ['user_id', 'segment_id', 'contact_id', 'created_at', 'updated_at'] as const;
+  const member = (contactId: Expression<number>) => [
+    sql<number>`cast(${segment.user_id} as integer)`.as('user_id'),
+    sql<number>`cast(${segment.id} as integer)`.as('segment_id'),
+    sql<number>`${contactId}`.as('contact_id'),
+    sql<string>`cast(${now} as text)`.as('created_at'),
+    sql<string>`cast(${now} as text)`.as('updated_at'),
+  ];
+
+  if (engineOf(db) === 'postgres' && ids === undefined) {
+    // PostgreSQL never runs the SELECT of an INSERT … SELECT with parallel workers. Over a whole
+    // contact type the filter is the larger half of the work: read the joining ids first (a plain
+    // SELECT, parallel like the count), then insert them from one array.
+    // The ids are sorted as bare integers (sorting the projected rows in the INSERT spills to
+    // disk at 100,000 members), unnest keeps their order, and the array travels as text both
+    // ways: parsing it into numbers and back is not needed.
+    const { joined } = await joining.select(sql<string | null>`cast(array_agg(c.id order by c.id) as text)`.as('joined')).executeTakeFirstOrThrow();
+    if (joined === null) return;
+    await sql`insert into segment_recipients (${sql.join(columns.map((c) => sql.ref(c)))})
+      select ${sql.join(member(sql.ref('u.id')))} from unnest(cast(${joined} as integer[])) as u(id)`.execute(db);
+    return;
+  }
+  // Ascending ids, so the recipient list (newest first) follows the contacts' order.
+  const rows = joining.select(member(sql.ref('c.id'))).orderBy('c.id');
+  await db.insertInto('segment_recipients').columns(columns).expression(rows).execute();
 }
 
 /**
