@@ -106,7 +106,7 @@ async function runOnce(engine: Engine, csvPath: string, dataDir: string): Promis
   try {
     const account = await seedAccount(bench.db);
     const typeId = await insertContactType(bench.db, account.user_id, 'Imported');
-    const server = await startServer({ env: { DATABASE_URL: bench.url, DATA_DIR: dataDir, LOG_LEVEL: 'warn' } });
+    const server = await startServer({ nodeArgs: process.env.BENCH_PROF ? ['--cpu-prof', '--cpu-prof-dir=/tmp/prof'] : [], env: { DATABASE_URL: bench.url, DATA_DIR: dataDir, LOG_LEVEL: 'warn' } });
     let rowsPerS: number;
     let peakMb: number;
     let cpuS: number;
