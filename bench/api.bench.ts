@@ -6,9 +6,10 @@
  * BENCH_ONLY=memory|load to run one half.
  */
 import http from 'node:http';
+import { availableParallelism } from 'node:os';
 import { benchDatabase, pgReachable, seedAccount, seedContacts, type Engine } from './lib/db.js';
 import { runLoad, type LoadResult } from './lib/load.js';
-import { fmt, fmtBytes, median, memoryOf, printFigure, resetPeakRss, timed } from './lib/measure.js';
+import { fmt, fmtBytes, median, memoryOf, printFigure, resetPeakRss, sampleMemory, timed } from './lib/measure.js';
 import { startServer, type BenchServer } from './lib/server.js';
 
 const N = Number(process.env.BENCH_CONTACTS ?? 100_000);
@@ -18,6 +19,8 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const ENGINES = (process.env.BENCH_ENGINES ?? 'sqlite,postgres').split(',') as Engine[];
 const WITH_RATE_LIMIT = process.env.BENCH_RATE_LIMIT !== '0';
 const ONLY = process.env.BENCH_ONLY ?? '';
+// The server on the last CPU, the load generator on the others (BENCH_PIN=0: no pinning).
+const PIN_CPU = process.env.BENCH_PIN === '0' ? undefined : availableParallelism() - 1;
 const TARGET = 0.5; // details ≥ 50% of the bare route's requests/s (the issue's target)
 
 interface Target {
@@ -53,12 +56,14 @@ function streamCount(url: string, headers: Record<string, string>): Promise<{ st
  * server: the first also pays for V8 sizing up its heap on a fresh process; the second shows the
  * steady state (a list that were held in memory would grow the peak again).
  */
-async function measureFullList(server: BenchServer, headers: Record<string, string>): Promise<{ bytes: number; growths: number[] }> {
-  const out = { bytes: 0, growths: [] as number[] };
+async function measureFullList(server: BenchServer, headers: Record<string, string>): Promise<{ bytes: number; growths: number[]; anonGrowths: number[] }> {
+  const out = { bytes: 0, growths: [] as number[], anonGrowths: [] as number[] };
   for (const round of ['first', 'second']) {
     const before = memoryOf(server.pid);
     const reset = resetPeakRss(server.pid);
+    const sampler = sampleMemory(server.pid);
     const { ms, result } = await timed(() => streamCount(`${server.url}/contacts/list`, headers));
+    const { maxAnonKb, maxFileKb } = sampler.stop();
     const after = memoryOf(server.pid);
     if (result.status !== 200 || result.items !== N || !result.tail.endsWith(']}}')) {
       throw new Error(`full list: status ${result.status}, ${result.items} of ${N} contacts`);
@@ -70,8 +75,14 @@ async function measureFullList(server: BenchServer, headers: Record<string, stri
         `, peak during the list ${fmtBytes(after.peakKb * 1024)}${reset ? '' : ' (peak since start: clear_refs refused)'}` +
         `: +${fmtBytes(growth)} = ${((100 * growth) / result.bytes).toFixed(0)}% of the response`,
     );
+    const anonGrowth = Math.max(0, (maxAnonKb - before.anonKb) * 1024);
+    console.log(
+      `  of it, sampled every 5 ms: anonymous memory (heap) +${fmtBytes(anonGrowth)}, ` +
+        `mapped files (on SQLite the database map, at most 64 MiB: page cache the kernel can drop) +${fmtBytes(Math.max(0, (maxFileKb - before.fileKb) * 1024))}`,
+    );
     out.bytes = result.bytes;
     out.growths.push(growth);
+    out.anonGrowths.push(anonGrowth);
   }
   return out;
 }
@@ -131,7 +142,7 @@ async function benchEngine(engine: Engine): Promise<void> {
       { name: 'list', path: '/contacts/list?page=1&per_page=50', auth: true },
     ];
 
-    const server = await startServer({ env: { DATABASE_URL: bdb.url, BENCH_BARE_ROUTE: '1', RATE_LIMIT_PER_MINUTE: '0' } });
+    const server = await startServer({ cpu: PIN_CPU, env: { DATABASE_URL: bdb.url, BENCH_BARE_ROUTE: '1', RATE_LIMIT_PER_MINUTE: '0' } });
     servers.push(server);
     const memory = ONLY === 'load' ? null : await measureFullList(server, account.headers);
     let off = new Map<string, Figure>();
@@ -141,14 +152,14 @@ async function benchEngine(engine: Engine): Promise<void> {
       await server.stop();
       if (WITH_RATE_LIMIT) {
         // The limit is on (the plugin does its per-account bookkeeping) but set too high to trip.
-        const limited = await startServer({ env: { DATABASE_URL: bdb.url, BENCH_BARE_ROUTE: '1', RATE_LIMIT_PER_MINUTE: '1000000000' } });
+        const limited = await startServer({ cpu: PIN_CPU, env: { DATABASE_URL: bdb.url, BENCH_BARE_ROUTE: '1', RATE_LIMIT_PER_MINUTE: '1000000000' } });
         servers.push(limited);
         on = report(`${engine}, rate limit on (never tripped)`, await measureTargets(limited, targets.slice(0, 2), account.headers));
         await limited.stop();
       }
     }
     const listMemory = memory
-      ? `${fmtBytes(memory.bytes)}: +${fmtBytes(memory.growths[0])} / +${fmtBytes(memory.growths[1])}`
+      ? `${fmtBytes(memory.bytes)}: +${fmtBytes(memory.growths[0])} / +${fmtBytes(memory.growths[1])} (heap +${fmtBytes(memory.anonGrowths[0])} / +${fmtBytes(memory.anonGrowths[1])})`
       : '–';
     summary.push(
       `| ${engine} | ${off.get('bare') ? fmt(off.get('bare')!.rps) : '–'} | ${cell(off.get('details'), off.get('bare'))} | ` +
@@ -169,7 +180,7 @@ async function main(): Promise<void> {
     }
     await benchEngine(engine);
   }
-  console.log('\n| engine | bare req/s | details req/s (÷ bare, p99) | list page req/s (÷ bare, p99) | details, rate limit on | full list: size, peak RSS growth 1st / 2nd |');
+  console.log('\n| engine | bare req/s | details req/s (÷ bare, p99) | list page req/s (÷ bare, p99) | details, rate limit on | full list: size, peak RSS growth 1st / 2nd (anonymous) |');
   console.log('|---|---|---|---|---|---|');
   for (const line of summary) console.log(line);
 }

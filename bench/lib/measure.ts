@@ -1,10 +1,37 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 
-/** A process's memory from /proc/<pid>/status, in KiB: current RSS (VmRSS) and peak RSS (VmHWM). */
-export function memoryOf(pid: number): { rssKb: number; peakKb: number } {
+/**
+ * A process's memory from /proc/<pid>/status, in KiB: current RSS (VmRSS), peak RSS (VmHWM), and
+ * the current RSS split into anonymous memory (RssAnon: heap, stacks) and mapped files (RssFile:
+ * code, and a database file read through a memory map, which the kernel can drop).
+ */
+export function memoryOf(pid: number): { rssKb: number; peakKb: number; anonKb: number; fileKb: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+)`, 'm').exec(status)?.[1] ?? NaN);
-  return { rssKb: kb('VmRSS'), peakKb: kb('VmHWM') };
+  return { rssKb: kb('VmRSS'), peakKb: kb('VmHWM'), anonKb: kb('RssAnon'), fileKb: kb('RssFile') };
+}
+
+/**
+ * Samples a process's memory every `everyMs` until `stop()`, which returns the largest anonymous
+ * and mapped-file RSS seen (KiB). The kernel keeps a peak only for the total.
+ */
+export function sampleMemory(pid: number, everyMs = 5): { stop(): { maxAnonKb: number; maxFileKb: number } } {
+  let maxAnonKb = 0;
+  let maxFileKb = 0;
+  const sample = () => {
+    const m = memoryOf(pid);
+    maxAnonKb = Math.max(maxAnonKb, m.anonKb);
+    maxFileKb = Math.max(maxFileKb, m.fileKb);
+  };
+  sample();
+  const timer = setInterval(sample, everyMs);
+  return {
+    stop() {
+      clearInterval(timer);
+      sample();
+      return { maxAnonKb, maxFileKb };
+    },
+  };
 }
 
 /** A process's peak RSS (VmHWM) in KiB. */

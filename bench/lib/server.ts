@@ -1,4 +1,5 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 
 /** The default entry: the production app plus the optional bare route (see bench/server.ts). */
@@ -22,6 +23,12 @@ export interface StartOptions {
   /** Extra node flags, e.g. `['--cpu-prof', '--cpu-prof-dir=/tmp/prof']`. */
   nodeArgs?: string[];
   timeoutMs?: number;
+  /**
+   * Pins the server (all its threads) to this CPU, and this process to the others, with `taskset`
+   * (skipped where it or a second CPU is missing): load generator and server then stop trading
+   * places on the same core, which is most of the run-to-run noise on a small machine.
+   */
+  cpu?: number;
 }
 
 const READY = /(?:BENCH_READY|Server listening at) (https?:\/\/[^\s"]+)/;
@@ -57,6 +64,7 @@ export function startServer(opts: StartOptions = {}): Promise<BenchServer> {
         clearTimeout(timer);
         child.stdout!.off('data', onData);
         child.stdout!.resume(); // keep draining so a chatty server never blocks on a full pipe
+        if (opts.cpu !== undefined) pin(child.pid!, opts.cpu);
         resolve({ pid: child.pid!, url: m[1], child, stop });
       }
     };
@@ -70,4 +78,15 @@ export function startServer(opts: StartOptions = {}): Promise<BenchServer> {
       reject(new Error(`server exited with ${code} before listening:\n${output}`));
     });
   });
+}
+
+/** Whether `pin` can work here: `taskset` present and more than one CPU. */
+export const canPin = availableParallelism() > 1 && spawnSync('taskset', ['--version']).status === 0;
+
+/** `taskset`: the server's threads on `cpu`, this process's on every other CPU. */
+function pin(pid: number, cpu: number): void {
+  if (!canPin) return;
+  const others = Array.from({ length: availableParallelism() }, (_, i) => i).filter((i) => i !== cpu);
+  spawnSync('taskset', ['-a', '-pc', String(cpu), String(pid)], { stdio: 'ignore' });
+  spawnSync('taskset', ['-a', '-pc', others.join(','), String(process.pid)], { stdio: 'ignore' });
 }
