@@ -13,8 +13,8 @@ import { fmt, fmtBytes, median, memoryOf, printFigure, resetPeakRss, sampleMemor
 import { startServer, type BenchServer } from './lib/server.js';
 
 const N = Number(process.env.BENCH_CONTACTS ?? 100_000);
-const DURATION = Number(process.env.BENCH_DURATION ?? 10);
-const RUNS = Number(process.env.BENCH_RUNS ?? 3);
+const DURATION = Number(process.env.BENCH_DURATION ?? 5);
+const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const ENGINES = (process.env.BENCH_ENGINES ?? 'sqlite,postgres').split(',') as Engine[];
 const WITH_RATE_LIMIT = process.env.BENCH_RATE_LIMIT !== '0';
@@ -106,17 +106,30 @@ async function measureTargets(server: BenchServer, targets: Target[], headers: R
 interface Figure {
   rps: number;
   p99: number;
+  /** Median of the per-round ratios to the bare route (the target's figure). */
+  ratio: number;
 }
 
 /** Prints median req/s and p99 per target and each one's ratio to the bare route; returns the medians. */
 function report(title: string, results: Map<string, LoadResult[]>): Map<string, Figure> {
   console.log(`\n${title} (median of ${RUNS} × ${DURATION} s, ${CONNECTIONS} connections)`);
   const figures = new Map<string, Figure>();
-  for (const [name, runs] of results) figures.set(name, { rps: median(runs.map((r) => r.rps)), p99: median(runs.map((r) => r.p99)) });
+  const bareRuns = results.get('bare')!;
+  for (const [name, runs] of results) {
+    // Each round's figure beside the bare route's in the same round: drift between rounds cancels.
+    const ratios = runs.map((r, i) => r.rps / bareRuns[i].rps);
+    figures.set(name, { rps: median(runs.map((r) => r.rps)), p99: median(runs.map((r) => r.p99)), ratio: median(ratios) });
+  }
   const bare = figures.get('bare')!;
   for (const [name, f] of figures) {
-    if (name === 'bare') console.log(`${'bare (GET /bench/bare)'.padEnd(28)} ${fmt(f.rps).padStart(10)} req/s   p99 ${f.p99} ms`);
-    else printFigure(`${name} (p99 ${f.p99} ms)`, f.rps, { label: 'bare', value: bare.rps }, 'req/s', name === 'details' ? TARGET : undefined);
+    if (name === 'bare') {
+      console.log(`${'bare (GET /bench/bare)'.padEnd(28)} ${fmt(f.rps).padStart(10)} req/s   p99 ${f.p99} ms`);
+      continue;
+    }
+    printFigure(`${name} (p99 ${f.p99} ms)`, f.rps, { label: 'bare', value: bare.rps }, 'req/s');
+    const rounds = results.get(name)!.map((r, i) => (r.rps / bareRuns[i].rps).toFixed(2)).join(' ');
+    const check = name === 'details' ? `  (target ≥ ${TARGET.toFixed(2)} ${f.ratio >= TARGET ? 'met' : 'MISSED'})` : '';
+    console.log(`  ${name} ÷ bare, round by round: ${rounds}; median ${f.ratio.toFixed(2)}${check}`);
   }
   return figures;
 }
@@ -124,7 +137,7 @@ function report(title: string, results: Map<string, LoadResult[]>): Map<string, 
 /** One line per engine for the closing table (bench/README.md keeps the latest). */
 const summary: string[] = [];
 const cell = (f: Figure | undefined, bare: Figure | undefined) =>
-  f && bare ? `${fmt(f.rps)} (${(f.rps / bare.rps).toFixed(2)}, p99 ${f.p99} ms)` : '–';
+  f && bare ? `${fmt(f.rps)} (${f.ratio.toFixed(2)}, p99 ${f.p99} ms)` : '–';
 
 async function benchEngine(engine: Engine): Promise<void> {
   console.log(`\n=== ${engine} ===`);
