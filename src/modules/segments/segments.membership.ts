@@ -1,6 +1,6 @@
 import { sql, type Expression, type Kysely } from 'kysely';
 import { engineOf, lockAccountSegments } from '../../db/dialect.js';
-import type { DB } from '../../db/types.js';
+import type { ContactTable, DB } from '../../db/types.js';
 import { isoMicros } from '../../util/time.js';
 import { customFieldsByName } from '../fields/fields.queries.js';
 import { conditionsOf, conditionsSql, fieldCatalogue, type FieldKind } from './segments.conditions.js';
@@ -81,7 +81,6 @@ export async function refreshSegmentMembers(
         ),
     );
   const now = isoMicros();
-  const columns = ['user_id', 'segment_id', 'contact_id', 'created_at', 'updated_at'] as const;
   const member = (contactId: Expression<number>) => [
     sql<number>`cast(${segment.user_id} as integer)`.as('user_id'),
     sql<number>`cast(${segment.id} as integer)`.as('segment_id'),
@@ -90,22 +89,21 @@ export async function refreshSegmentMembers(
     sql<string>`cast(${now} as text)`.as('updated_at'),
   ];
 
+  let source;
   if (engineOf(db) === 'postgres' && ids === undefined) {
     // PostgreSQL never runs the SELECT of an INSERT … SELECT with parallel workers. Over a whole
     // contact type the filter is the larger half of the work: read the joining ids first (a plain
-    // SELECT, parallel like the count), then insert them from one array.
-    // The ids are sorted as bare integers (sorting the projected rows in the INSERT spills to
-    // disk at 100,000 members), unnest keeps their order, and the array travels as text both
-    // ways: parsing it into numbers and back is not needed.
+    // SELECT, parallel like the count), then insert them from one array. The ids are sorted as
+    // bare integers (sorting the projected rows in the INSERT spills to disk at 100,000 members),
+    // unnest keeps their order, and the array travels as text both ways.
     const { joined } = await joining.select(sql<string | null>`cast(array_agg(c.id order by c.id) as text)`.as('joined')).executeTakeFirstOrThrow();
     if (joined === null) return;
-    await sql`insert into segment_recipients (${sql.join(columns.map((c) => sql.ref(c)))})
-      select ${sql.join(member(sql.ref('u.id')))} from unnest(cast(${joined} as integer[])) as u(id)`.execute(db);
-    return;
+    source = db.selectFrom(sql<{ u: number }>`unnest(cast(${joined} as integer[]))`.as('u')).select(member(sql.ref('u')));
+  } else {
+    // Ascending ids, so the recipient list (newest first) follows the contacts' order.
+    source = joining.select(member(sql.ref('c.id'))).orderBy('c.id');
   }
-  // Ascending ids, so the recipient list (newest first) follows the contacts' order.
-  const rows = joining.select(member(sql.ref('c.id'))).orderBy('c.id');
-  await db.insertInto('segment_recipients').columns(columns).expression(rows).execute();
+  await db.insertInto('segment_recipients').columns(['user_id', 'segment_id', 'contact_id', 'created_at', 'updated_at']).expression(source).execute();
 }
 
 /**
@@ -138,23 +136,18 @@ export async function syncSegmentMembership(db: Kysely<DB>, userId: number, chan
 }
 
 /** One member as delivery needs it: the matched contact's fields, or the hand-added ones. */
-export interface SegmentRecipient {
+export type SegmentRecipient = {
   recipient_id: number;
   contact_id: number | null;
   email: string;
   first_name: string;
   last_name: string;
-  alt_email: string | null;
+  /** Null for a hand-added recipient, like the other contact fields. */
   country: string | null;
-  state: string | null;
-  city: string | null;
-  address_line1: string | null;
-  address_line2: string | null;
-  state_province_region: string | null;
-  postal_code: string | null;
-  /** The contact's custom values as stored (JSON text), or null. */
-  custom_field: string | null;
-}
+} & {
+  // The contact's own fields as stored (custom_field: JSON text), null for a hand-added recipient.
+  [K in 'alt_email' | 'state' | 'city' | 'address_line1' | 'address_line2' | 'state_province_region' | 'postal_code' | 'custom_field']: ContactTable[K] | null;
+};
 
 /**
  * Every current member of one of the account's live segments, in batches of `batchSize`
