@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -57,6 +58,21 @@ export interface Response {
 }
 
 /** A client for one account: requests go through `app.inject` with its keys. */
+/** The 401 body of a call without either key header (contract §3). */
+export const MISSING_KEYS = {
+  status: 'failed',
+  errors: { PublicKey: ['The public key field is required.'], SecretKey: ['The secret key field is required.'] },
+};
+
+/** Asserts that each `[method, path]`, called without keys, answers 401 with `MISSING_KEYS`. */
+export async function assertNeedsKeys(anon: Client, routes: Array<[method: string, path: string]>): Promise<void> {
+  for (const [method, path] of routes) {
+    const r = await anon.request(method, path);
+    assert.equal(r.status, 401, `${method} ${path}`);
+    assert.deepEqual(r.body, MISSING_KEYS, `${method} ${path}`);
+  }
+}
+
 export class Client {
   constructor(
     readonly app: App,

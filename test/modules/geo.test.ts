@@ -2,7 +2,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
 import { pickEncoding } from '../../src/modules/geo/geo.routes.js';
-import { setup, type TestContext } from '../helpers.js';
+import { setup, type TestContext, assertNeedsKeys } from '../helpers.js';
 
 const PATH = '/get/country-state-city';
 
@@ -136,12 +136,7 @@ describe('country, state, city lookup', () => {
   });
 
   it('needs the keys', async () => {
-    const r = await t.anon.get(PATH);
-    assert.equal(r.status, 401);
-    assert.deepEqual(r.body, {
-      status: 'failed',
-      errors: { PublicKey: ['The public key field is required.'], SecretKey: ['The secret key field is required.'] },
-    });
+    await assertNeedsKeys(t.anon, [['GET', PATH]]);
     const wrong = await t.app.inject({ method: 'GET', url: PATH, headers: { publickey: 'pk_x', secretkey: 'sk_y' } });
     assert.equal(wrong.statusCode, 401);
     assert.deepEqual(wrong.json(), { status: 'failed', errors: 'Invalid API credentials' });

@@ -1,6 +1,6 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { fieldErrors, setup, setupWithSink, type Client, type TestContext } from '../helpers.js';
+import { fieldErrors, setup, setupWithSink, type Client, type TestContext, assertNeedsKeys } from '../helpers.js';
 import { SmtpSink } from '../support/smtp-sink.js';
 import { notifyEvent } from '../../src/modules/notifications/notifications.events.js';
 import { TransportError, type Transport } from '../../src/delivery/transport.js';
@@ -121,9 +121,7 @@ describe('notification recipients', () => {
   });
 
   it('requires the API keys', async () => {
-    const r = await t.anon.get('/notification-recipients');
-    assert.equal(r.status, 401);
-    assert.deepEqual(r.body.errors, { PublicKey: ['The public key field is required.'], SecretKey: ['The secret key field is required.'] });
+    await assertNeedsKeys(t.anon, [['GET', '/notification-recipients']]);
   });
 });
 

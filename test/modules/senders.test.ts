@@ -1,6 +1,6 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { fieldErrors, setup, setupWithSink, type Client, type TestContext } from '../helpers.js';
+import { fieldErrors, setup, setupWithSink, type Client, type TestContext, assertNeedsKeys } from '../helpers.js';
 import { SmtpSink, type SinkMessage } from '../support/smtp-sink.js';
 import { allCities, allStates } from '../../src/modules/geo/geo.data.js';
 import { findVerifiedSender } from '../../src/modules/senders/senders.queries.js';
@@ -329,9 +329,7 @@ describe('senders', () => {
   });
 
   it('requires the API keys on every sender endpoint but not on the verification page', async () => {
-    const r = await t.anon.get('/senders');
-    assert.equal(r.status, 401);
-    assert.deepEqual(r.body.errors, { PublicKey: ['The public key field is required.'], SecretKey: ['The secret key field is required.'] });
+    await assertNeedsKeys(t.anon, [['GET', '/senders']]);
     assert.equal((await t.anon.post('/sender/save', senderForm())).status, 401);
     assert.equal((await open('/sender/verify?token=x')).statusCode, 400);
   });

@@ -1,6 +1,6 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { setup, type TestContext } from '../helpers.js';
+import { setup, type TestContext, assertNeedsKeys } from '../helpers.js';
 import { compileMjml } from '../../src/modules/templates/templates.mjml.js';
 
 const TS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
@@ -103,12 +103,7 @@ describe('design templates and dynamic content', () => {
 
   for (const path of ['/get-design/template', '/get-dynamic/content']) {
     it(`requires the key headers on ${path}`, async () => {
-      const r = await t.anon.get(path);
-      assert.equal(r.status, 401);
-      assert.deepEqual(r.body, {
-        status: 'failed',
-        errors: { PublicKey: ['The public key field is required.'], SecretKey: ['The secret key field is required.'] },
-      });
+      await assertNeedsKeys(t.anon, [['GET', path]]);
       const wrong = await t.anon.request('GET', path, { headers: { publickey: t.a.keys!.public_key, secretkey: 'sk_wrong' } });
       assert.equal(wrong.status, 401);
       assert.deepEqual(wrong.body, { status: 'failed', errors: 'Invalid API credentials' });

@@ -1,6 +1,6 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { fieldErrors, setup, type Client, type TestContext } from '../helpers.js';
+import { fieldErrors, setup, type Client, type TestContext, assertNeedsKeys } from '../helpers.js';
 import { isSuppressed, suppressedEmails, unsubscribeEmail, unsubscriptionsOf } from '../../src/modules/unsubscribes/unsubscribes.suppression.js';
 import { NotFound, ValidationError } from '../../src/http/errors.js';
 
@@ -36,19 +36,12 @@ describe('global unsubscribes', () => {
   after(() => t.close());
 
   it('requires both key headers on every endpoint', async () => {
-    for (const [method, path] of [
+    await assertNeedsKeys(t.anon, [
       ['GET', '/global-unsubscribes'],
       ['POST', '/global-unsubscribes/save'],
       ['DELETE', '/global-unsubscribes/delete'],
       ['POST', '/global-unsubscribes/bulk-delete'],
-    ]) {
-      const r = await t.anon.request(method, path);
-      assert.equal(r.status, 401, path);
-      assert.deepEqual(r.body, {
-        status: 'failed',
-        errors: { PublicKey: ['The public key field is required.'], SecretKey: ['The secret key field is required.'] },
-      });
-    }
+    ]);
   });
 
   it('adds one address and returns the text with the new id', async () => {
