@@ -11,7 +11,7 @@ import { migrateToLatest } from '../src/db/migrate.js';
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  const database = createDb(config.databaseUrl);
+  const database = createDb(config.databaseUrl, { backgroundCheckpoints: true });
   await migrateToLatest(database.db);
   const logger = config.logLevel === 'silent' ? false : { level: config.logLevel };
   const app = await buildApp({ config, database, logger });

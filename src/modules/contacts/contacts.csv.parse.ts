@@ -187,7 +187,7 @@ export function checkRecord(record: string[], plan: HeaderPlan, fail: (field: st
   return ok ? { values, custom: custom ? JSON.stringify(custom) : null } : null;
 }
 
-/** A csv-parse failure → the text reported on the `file` field, naming the row it started on. */
+/** A scan failure (`ScanError`) → the text reported on the `file` field, naming the row it started on. */
 function formatError(err: { code?: string; records?: number }): CsvFormatError {
   // `records` counts the records read before the failing one (blank lines included, like our rows).
   const where = typeof err.records === 'number' ? ` (row ${err.records + 1})` : '';
@@ -196,13 +196,11 @@ function formatError(err: { code?: string; records?: number }): CsvFormatError {
       ? 'a quoted value is never closed'
       : err.code === 'CSV_MAX_RECORD_SIZE'
         ? 'a row is longer than 1,000,000 characters; is a quote left open'
-        : err.code === 'CSV_INVALID_CLOSING_QUOTE' || err.code === 'CSV_NON_TRIMABLE_CHAR_AFTER_CLOSING_QUOTE'
-          ? 'unexpected text after a closing quote'
-          : 'it cannot be read';
+        : 'it cannot be read';
   return new CsvFormatError(`The file is not a valid CSV file: ${reason}${where}.`);
 }
 
-/** csv-parse's errors become the `file` field's message; others (disk, worker) pass through. */
+/** Scan errors become the `file` field's message; others (disk, worker) pass through. */
 function asFormatError(err: unknown): unknown {
   const code = (err as { code?: unknown } | null)?.code;
   return typeof code === 'string' && code.startsWith('CSV_') ? formatError(err as { code: string; records?: number }) : err;

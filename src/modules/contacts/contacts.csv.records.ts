@@ -1,103 +1,175 @@
 import { createReadStream } from 'node:fs';
-import { createRequire } from 'node:module';
-import { pipeline } from 'node:stream';
 import { Worker } from 'node:worker_threads';
-import { parse, type Options, type Parser } from 'csv-parse';
 import type { Delimiter } from './contacts.csv.parse.js';
 
 /** A single record may not exceed this many characters (an unclosed quote would swallow the file). */
 const MAX_RECORD_CHARS = 1_000_000;
 
-/** csv-parse's options for a file (also used by the worker thread, so both read alike). */
-export function parserOptions(delimiter: Delimiter): Options {
-  return { bom: true, delimiter, relax_column_count: true, relax_quotes: true, max_record_size: MAX_RECORD_CHARS };
-}
+/** Bytes read from the file at a time. */
+const READ_BYTES = 256 * 1024;
 
-/** Where records come from: arrays of up to `size`; csv-parse's errors (`code` CSV_…) are thrown as they are. */
-export type RecordSource = (path: string, delimiter: Delimiter, size: number) => AsyncGenerator<string[][]>;
+/** A scan failure: csv-parse's codes, and the number of records read before the failing one. */
+export type ScanError = Error & { code: 'CSV_QUOTE_NOT_CLOSED' | 'CSV_MAX_RECORD_SIZE'; records: number };
 
 /**
- * Reads records in arrays of up to `size`, waiting for the parser only when its buffer is empty:
- * one await per batch, not per record, and the file is read only as fast as batches are taken.
+ * Splits CSV text into records (RFC 4180): fields end at `delimiter` (a char code), records at LF,
+ * CRLF or CR; a field that starts with `"` is quoted and may hold delimiters, line ends and
+ * doubled quotes. Relaxed where spreadsheets are: a quote inside an unquoted field is literal, and
+ * a quoted field with text after its closing quote is kept whole, quotes included (`"5" x`).
+ *
+ * Appends each complete record to `out` and returns where the first incomplete one starts
+ * (`text.length` when none): the caller prepends that rest to the next text. With `final`, the
+ * end of the text ends the last record. Throws a `ScanError` (`records`: `before` plus the records
+ * in `out`): `CSV_QUOTE_NOT_CLOSED` when the final text ends inside quotes, `CSV_MAX_RECORD_SIZE`
+ * when a record, complete or not, is longer than `maxChars`.
+ *
+ * Self-contained (no imports, no module state): the worker thread runs its source text.
  */
-export async function* recordBatches(path: string, delimiter: Delimiter, size: number): AsyncGenerator<string[][]> {
-  // A readable buffer of a whole batch (passed on to the Transform), so a batch needs few wake-ups.
-  const parser: Parser = parse({ ...parserOptions(delimiter), readableHighWaterMark: size } as Options);
-  const input = createReadStream(path, { highWaterMark: 256 * 1024 });
-  let ended = false;
-  let failure = null as (Error & { code?: string; records?: number }) | null;
-  let wake: (() => void) | null = null;
-  const poke = () => wake?.();
-  parser.on('readable', poke);
-  parser.on('end', () => ((ended = true), poke()));
-  pipeline(input, parser, (err) => {
-    if (err) failure = err;
-    poke();
-  });
-  try {
-    let batch: string[][] = [];
+export function scanRecords(text: string, final: boolean, delimiter: number, maxChars: number, out: string[][], before: number): number {
+  const n = text.length;
+  const fail = (code: string, message: string) => Object.assign(new Error(message), { code, records: before + out.length });
+  let i = 0;
+  let start = 0;
+  // The record from `start` on ends beyond this text: keep it for the next call.
+  const rest = () => {
+    if (n - start > maxChars) throw fail('CSV_MAX_RECORD_SIZE', 'a record is longer than the limit');
+    return start;
+  };
+  while (i < n) {
+    start = i;
+    const record: string[] = [];
     for (;;) {
-      let record: string[] | null;
-      while (batch.length < size && (record = parser.read()) !== null) batch.push(record);
-      if (batch.length === size) {
-        yield batch;
-        batch = [];
+      let value: string;
+      let c = 0;
+      if (i < n && text.charCodeAt(i) === 34) {
+        value = '';
+        let from = i + 1;
+        let closed = -1;
+        for (;;) {
+          const q = text.indexOf('"', from);
+          if (q < 0) break;
+          if (q + 1 < n && text.charCodeAt(q + 1) === 34) {
+            value += text.slice(from, q + 1);
+            from = q + 2;
+            continue;
+          }
+          if (q + 1 >= n && !final) break; // a doubled quote may straddle the texts
+          value += text.slice(from, q);
+          closed = q + 1;
+          break;
+        }
+        if (closed < 0) {
+          if (!final) return rest();
+          throw fail('CSV_QUOTE_NOT_CLOSED', 'a quoted value is never closed');
+        }
+        i = closed;
+        if (i < n && (c = text.charCodeAt(i)) !== delimiter && c !== 10 && c !== 13) {
+          let end = i;
+          while (end < n && (c = text.charCodeAt(end)) !== delimiter && c !== 10 && c !== 13) end++;
+          if (end >= n && !final) return rest();
+          value = '"' + value + '"' + text.slice(i, end);
+          i = end;
+        }
+      } else {
+        let end = i;
+        while (end < n && (c = text.charCodeAt(end)) !== delimiter && c !== 10 && c !== 13) end++;
+        if (end >= n && !final) return rest();
+        value = text.slice(i, end);
+        i = end;
+      }
+      record.push(value);
+      if (i >= n) {
+        if (!final) return rest();
+        break;
+      }
+      c = text.charCodeAt(i);
+      if (c === delimiter) {
+        i++;
         continue;
       }
-      if (failure) throw failure;
-      if (ended) break;
-      await new Promise<void>((resolve) => (wake = resolve));
-      wake = null;
+      if (c === 13) {
+        if (i + 1 >= n && !final) return rest(); // a CRLF may straddle the texts
+        i += text.charCodeAt(i + 1) === 10 ? 2 : 1;
+      } else i++;
+      break;
     }
-    if (batch.length) yield batch;
-  } finally {
-    input.destroy();
-    parser.destroy();
+    if (i - start > maxChars) throw fail('CSV_MAX_RECORD_SIZE', 'a record is longer than the limit');
+    out.push(record);
   }
+  return n;
 }
 
 /**
- * Files at least this big are parsed in a worker thread. csv-parse costs about as much CPU as the
- * database work, and better-sqlite3 runs on the main thread: in a worker, parsing overlaps it.
- * Smaller files stay on the main thread, where starting a thread would cost more than it saves.
+ * Records from a stream of UTF-8 text, in arrays of up to `size`: skips a leading BOM, scans each
+ * chunk with what the previous one left unfinished. Self-contained like `scanRecords` (the worker
+ * runs both), so it names no import.
+ */
+export async function* recordsOf(chunks: AsyncIterable<string>, delimiter: string, size: number, maxChars: number): AsyncGenerator<string[][]> {
+  const d = delimiter.charCodeAt(0);
+  let pending: string[][] = [];
+  let yielded = 0;
+  let rest = '';
+  let first = true;
+  for await (const chunk of chunks) {
+    let text = rest + chunk;
+    if (first) {
+      if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+      first = false;
+    }
+    const at = scanRecords(text, false, d, maxChars, pending, yielded);
+    rest = at < text.length ? text.slice(at) : '';
+    while (pending.length >= size) {
+      yield pending.slice(0, size);
+      pending = pending.slice(size);
+      yielded += size;
+    }
+  }
+  if (rest !== '') scanRecords(rest, true, d, maxChars, pending, yielded);
+  for (let at = 0; at < pending.length; at += size) yield pending.slice(at, at + size);
+}
+
+/** Where records come from: arrays of up to `size`; scan errors (`ScanError`) are thrown as they are. */
+export type RecordSource = (path: string, delimiter: Delimiter, size: number) => AsyncGenerator<string[][]>;
+
+/** Reads records in this thread; the file is read only as fast as batches are taken. */
+export function recordBatches(path: string, delimiter: Delimiter, size: number): AsyncGenerator<string[][]> {
+  return recordsOf(createReadStream(path, { encoding: 'utf8', highWaterMark: READ_BYTES }), delimiter, size, MAX_RECORD_CHARS);
+}
+
+/**
+ * Files at least this big are read in a worker thread: the scan then overlaps the database work,
+ * which better-sqlite3 does on the main thread. Smaller files stay on the main thread, where
+ * starting a thread would cost more than it saves.
  */
 export const WORKER_MIN_BYTES = 1024 * 1024;
 
-/** Batches the worker may parse ahead of the consumer: bounds what a slow database lets pile up. */
-const AHEAD = 1;
-
-const CSV_PARSE = createRequire(import.meta.url).resolve('csv-parse');
+/** Batches the worker may scan ahead of the consumer: smooths the two threads' pace, bounds memory. */
+const AHEAD = 2;
 
 /**
- * The worker's code: plain CommonJS needing only csv-parse, so the thread starts in a few tens of
- * milliseconds and a few MB, without the app's modules or a TypeScript loader. It reads the file
- * with backpressure, posts record batches while it has credit, and posts csv-parse's error fields.
+ * The worker's code: plain CommonJS around the two functions above (their source text), so the
+ * thread starts in a few milliseconds without the app's modules or a TypeScript loader. It reads
+ * the file, posts record batches while it has credit, and posts a scan error's fields. `__name`
+ * is the helper some TypeScript transpilers insert to keep function names.
  */
 const SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const { createReadStream } = require('node:fs');
-const { pipeline } = require('node:stream');
-const { parse } = require(workerData.csvParse);
+const __name = (f) => f;
+${scanRecords.toString()}
+${recordsOf.toString()}
 let credit = workerData.ahead;
 let wake = null;
 parentPort.on('message', (n) => { credit += n; if (wake) wake(); });
-const parser = parse({ ...workerData.options, readableHighWaterMark: workerData.size });
-pipeline(createReadStream(workerData.path, { highWaterMark: 262144 }), parser, () => {});
 (async () => {
-  let batch = [];
-  const send = async () => {
-    while (credit === 0) await new Promise((resolve) => (wake = resolve));
-    wake = null;
-    credit--;
-    parentPort.postMessage({ records: batch });
-    batch = [];
-  };
   try {
-    for await (const record of parser) {
-      batch.push(record);
-      if (batch.length === workerData.size) await send();
+    const chunks = createReadStream(workerData.path, { encoding: 'utf8', highWaterMark: workerData.readBytes });
+    for await (const records of recordsOf(chunks, workerData.delimiter, workerData.size, workerData.maxChars)) {
+      while (credit === 0) await new Promise((resolve) => (wake = resolve));
+      wake = null;
+      credit--;
+      parentPort.postMessage({ records });
     }
-    if (batch.length) await send();
     parentPort.postMessage({ done: true });
   } catch (err) {
     parentPort.postMessage({ error: { code: err && err.code, records: err && err.records, message: String(err && err.message) } });
@@ -109,13 +181,13 @@ pipeline(createReadStream(workerData.path, { highWaterMark: 262144 }), parser, (
 type Reply = { records: string[][] } | { done: true } | { error: { code?: string; records?: number; message: string } };
 
 /**
- * A `RecordSource` that parses in a worker thread: the same batches, and csv-parse's errors with
- * their `code` and `records`. Stopping early terminates the worker.
+ * A `RecordSource` that scans in a worker thread: the same batches and the same errors, with their
+ * `code` and `records`. Stopping early terminates the worker.
  */
 export async function* recordBatchesInWorker(path: string, delimiter: Delimiter, size: number): AsyncGenerator<string[][]> {
   const worker = new Worker(SOURCE, {
     eval: true,
-    workerData: { csvParse: CSV_PARSE, path, options: parserOptions(delimiter), size, ahead: AHEAD },
+    workerData: { path, delimiter, size, ahead: AHEAD, readBytes: READ_BYTES, maxChars: MAX_RECORD_CHARS },
     // Short-lived garbage only: a small young generation keeps the thread's memory small.
     resourceLimits: { maxYoungGenerationSizeMb: 8 },
   });
@@ -138,7 +210,7 @@ export async function* recordBatchesInWorker(path: string, delimiter: Delimiter,
       }
       if ('done' in reply) return;
       if ('error' in reply) throw Object.assign(new Error(reply.error.message), reply.error);
-      worker.postMessage(1); // one more batch may be parsed while this one is written
+      worker.postMessage(1); // one more batch may be scanned while this one is written
       yield reply.records;
     }
   } finally {
