@@ -63,6 +63,7 @@ export function startServer(opts: StartOptions = {}): Promise<BenchServer> {
       if (m) {
         clearTimeout(timer);
         child.stdout!.off('data', onData);
+        if (process.env.BENCH_VERBOSE) child.stdout!.on('data', (b: Buffer) => process.stderr.write(b));
         child.stdout!.resume(); // keep draining so a chatty server never blocks on a full pipe
         if (opts.cpu !== undefined) pin(child.pid!, opts.cpu);
         resolve({ pid: child.pid!, url: m[1], child, stop });

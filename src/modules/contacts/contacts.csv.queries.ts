@@ -73,12 +73,13 @@ function upsertQuery(db: Q, rows: unknown[][], shared: BulkConstant[]) {
 }
 
 /**
- * A writer for one import into a contact type: each call inserts the row tuples (in `ROW_COLUMNS`
- * order, emails unique within the call) or updates the live contact with the same email. The
- * statement is compiled once per row count and reused: compiling 13,000 parameters costs as much
- * as running them.
+ * A writer for one import into a contact type: each call builds the statement that inserts the row
+ * tuples (in `ROW_COLUMNS` order, emails unique within the call) or updates the live contact with
+ * the same email, and returns the function that runs it. Building first lets the caller drop the
+ * rows before the statement's turn comes. The SQL is compiled once per row count and reused:
+ * compiling 13,000 parameters costs as much as running them.
  */
-export function contactUpserter(db: Q, userId: number, contactTypeId: number, now: string): (rows: unknown[][]) => Promise<void> {
+export function contactUpserter(db: Q, userId: number, contactTypeId: number, now: string): (rows: unknown[][]) => () => Promise<void> {
   const engine = engineOf(db);
   const shared: BulkConstant[] = [
     { type: 'integer', value: userId },
@@ -87,8 +88,8 @@ export function contactUpserter(db: Q, userId: number, contactTypeId: number, no
     { type: 'text', value: now },
   ];
   const compiled = new Map<number, string>();
-  return async (rows) => {
-    if (rows.length === 0) return;
+  return (rows) => {
+    if (rows.length === 0) return async () => undefined;
     const params = bulkRowsParams(engine, TYPES, rows, shared);
     // PostgreSQL's statement does not depend on the row count (one array per column).
     const size = engine === 'postgres' ? 0 : rows.length;
@@ -100,6 +101,9 @@ export function contactUpserter(db: Q, userId: number, contactTypeId: number, no
       text = query.sql;
       compiled.set(size, text);
     }
-    await db.executeQuery(CompiledQuery.raw(text, params));
+    const statement = CompiledQuery.raw(text, params);
+    return async () => {
+      await db.executeQuery(statement);
+    };
   };
 }

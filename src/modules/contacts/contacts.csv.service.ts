@@ -35,6 +35,8 @@ export interface ImportSummary {
 /** Rows per statement: 13 parameters each on SQLite (limit 32,766), arrays on PostgreSQL. */
 const BATCH = 1000;
 const MAX_ERRORS = 100;
+/** Upserts an import leaves pending at once: one running, one ready behind it. */
+const IN_FLIGHT = 2;
 const EMAIL = STD_COLUMNS.indexOf('email');
 
 /** The request's field rules, all reported together; returns the contact type id. */
@@ -80,9 +82,13 @@ function merge(prev: ImportRow, next: ImportRow): ImportRow {
  * exist (one query), merges repeated emails (the later row wins; PostgreSQL refuses to update a
  * row twice in one statement) and upserts the batch in one statement. Every row counts once:
  * `updated` when its email existed before it (in the contact type, or earlier in the file), else
- * `created`. The upsert is left running while the caller parses the next batch (PostgreSQL works
- * in its own process meanwhile; statements on one connection still run in order); the next
- * `write`, or `flush`, waits for it.
+ * `created`. Upserts are left running while the caller reads the next batches (at most
+ * `IN_FLIGHT`): on PostgreSQL the next statement waits, built, while the server runs the previous
+ * one. Kysely runs a transaction's statements one at a time but does not promise their order, so
+ * a batch that must look emails up first waits for every pending upsert; batches that go ahead
+ * unordered share no email. `flush` waits for all and throws the first failure; `settle` only
+ * waits: on any failure the transaction must not end (and roll back) while a statement of it
+ * still waits its turn, or that statement would run after the rollback, outside it.
  */
 async function contactWriter(trx: Db, userId: number, typeId: number) {
   const upsert = contactUpserter(trx, userId, typeId, isoMicros());
@@ -90,15 +96,22 @@ async function contactWriter(trx: Db, userId: number, typeId: number) {
   // batch of new emails needs no lookup (a first import of a big list). SQLite has one writer;
   // on PostgreSQL a contact added to the type meanwhile is still never duplicated (ON CONFLICT).
   const written = (await hasContacts(trx, userId, typeId)) ? null : new Set<string>();
-  let pending: Promise<void> = Promise.resolve();
+  const running: Promise<void>[] = [];
+  const settle = () => Promise.allSettled(running.splice(0));
+  const flush = async () => {
+    const failed = (await settle()).find((r) => r.status === 'rejected');
+    if (failed) throw failed.reason;
+  };
   const write = async (rows: ImportRow[], summary: ImportSummary): Promise<void> => {
-    await pending;
     if (rows.length === 0) return;
     const keys = new Set<string>();
     for (const r of rows) keys.add(r.values[EMAIL]!.toLowerCase());
     const ask = written ? [...keys].filter((k) => written.has(k)) : [...keys];
     const found = new Map<string, ImportRow>();
-    if (ask.length) for (const c of await contactsByEmailKeys(trx, userId, typeId, ask)) found.set(c.email_key, fromExisting(c));
+    if (ask.length) {
+      await flush(); // the lookup must see every earlier upsert
+      for (const c of await contactsByEmailKeys(trx, userId, typeId, ask)) found.set(c.email_key, fromExisting(c));
+    }
     const merged = new Map<string, ImportRow>();
     for (const row of rows) {
       const key = row.values[EMAIL]!.toLowerCase();
@@ -112,10 +125,14 @@ async function contactWriter(trx: Db, userId: number, typeId: number) {
       tuples.push([v[0] ?? '', v[1] ?? '', v[2], key, v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], custom]);
       written?.add(key);
     }
-    pending = upsert(tuples);
-    pending.catch(() => undefined); // awaited by the next write or flush; not an unhandled rejection
+    const run = upsert(tuples);
+    // The rows are garbage from here on; only the statement waits for its turn.
+    if (running.length >= IN_FLIGHT) await running.shift();
+    const done = run();
+    done.catch(() => undefined); // awaited by a later write or by flush; not an unhandled rejection
+    running.push(done);
   };
-  return { write, flush: () => pending };
+  return { write, flush, settle };
 }
 
 /**
@@ -142,11 +159,16 @@ export async function importContactsCsv(deps: AppDeps, userId: number, upload: C
 
     await db.transaction().execute(async (trx) => {
       const writer = await contactWriter(trx, userId, typeId);
-      for await (const msg of reader) {
-        if (msg.kind !== 'batch') continue;
-        summary.skipped += msg.skipped;
-        for (const e of msg.errors) if (summary.errors.length < MAX_ERRORS) summary.errors.push(e);
-        await writer.write(msg.rows, summary);
+      try {
+        for await (const msg of reader) {
+          if (msg.kind !== 'batch') continue;
+          summary.skipped += msg.skipped;
+          for (const e of msg.errors) if (summary.errors.length < MAX_ERRORS) summary.errors.push(e);
+          await writer.write(msg.rows, summary);
+        }
+      } catch (err) {
+        await writer.settle();
+        throw err;
       }
       await writer.flush();
       await syncSegmentMembership(trx, userId, { contactTypeId: typeId });
