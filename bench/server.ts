@@ -1,7 +1,7 @@
 /**
  * The server process the benchmarks start: the production app (buildApp on DATABASE_URL, migrated),
  * plus — only when BENCH_BARE_ROUTE=1 — a public `GET /bench/bare` on the same Fastify instance,
- * the baseline the API figures are compared with. Keeping this here leaves src/ free of bench hooks.
+ * the baseline the API figures are compared with, and `GET /bench/one-query` (one indexed lookup). Keeping this here leaves src/ free of bench hooks.
  * Prints `BENCH_READY <url>` on stdout once it listens (PORT=0 picks a free port).
  */
 import { buildApp } from '../src/app.js';
@@ -11,7 +11,7 @@ import { migrateToLatest } from '../src/db/migrate.js';
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  const database = createDb(config.databaseUrl, { backgroundCheckpoints: true });
+  const database = createDb(config.databaseUrl, { server: true });
   await migrateToLatest(database.db);
   const logger = config.logLevel === 'silent' ? false : { level: config.logLevel };
   const app = await buildApp({ config, database, logger });
@@ -19,6 +19,11 @@ async function main(): Promise<void> {
     // Same instance, same global hooks (auth skip, input normalisation, compression check):
     // the cost of Fastify itself, without a database or a schema.
     app.get('/bench/bare', { config: { public: true } }, async () => ({ status: 'success', message: 'bare' }));
+    // The least any route that reads the database does: one indexed lookup through the read path of
+    // auth and details (PostgreSQL: one round trip), no auth. Its ratio to bare is the ceiling for
+    // details on this machine and engine.
+    const lookup = database.db.selectFrom('accounts').select('id').where('id', '=', 1).compile();
+    app.get('/bench/one-query', { config: { public: true } }, async () => ({ status: 'success', message: (await database.read(lookup)).length }));
   }
   const url = await app.listen({ port: config.port, host: config.host });
   console.log(`BENCH_READY ${url}`);

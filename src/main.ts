@@ -10,7 +10,7 @@ const SHUTDOWN_GRACE_MS = 10_000;
 /** Process entry: config → db → migrate → http; graceful shutdown on SIGINT/SIGTERM. */
 async function main(): Promise<void> {
   const config = loadConfig();
-  const database = createDb(config.databaseUrl, { backgroundCheckpoints: true });
+  const database = createDb(config.databaseUrl, { server: true });
   await migrateToLatest(database.db);
   const keys = await bootstrapAccount(database.db);
   if (keys) {

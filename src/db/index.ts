@@ -6,6 +6,7 @@ import { Kysely, PostgresDialect, SqliteDialect, type CompiledQuery } from 'kyse
 import type { DB } from './types.js';
 import type { Engine } from './dialect.js';
 import { checkpointInBackground } from './checkpoint.js';
+import { watchAccounts } from './accounts-watch.js';
 
 export type Db = Kysely<DB>;
 
@@ -19,10 +20,10 @@ export interface Database {
    */
   read<R>(query: CompiledQuery<R>): Promise<R[]>;
   /**
-   * A number that changes whenever data may have changed, by this connection or by another
-   * process, read without touching a table (SQLite: `total_changes()` and `PRAGMA data_version`,
-   * about 1 µs). Absent where the engine cannot tell so cheaply (PostgreSQL): callers then keep
-   * nothing between requests.
+   * A number that changes whenever the accounts may have changed, by this process or another, read
+   * without a query. SQLite: whenever any data may have changed (`total_changes()` and `PRAGMA
+   * data_version`, about 1 µs). PostgreSQL, with `server`: when a notification from the accounts
+   * trigger arrives (`watchAccounts`). Absent otherwise: callers then keep nothing between requests.
    */
   readonly version?: () => number;
   close(): Promise<void>;
@@ -33,17 +34,22 @@ pg.types.setTypeParser(20, (v) => Number(v));
 
 export interface DbOptions {
   /**
-   * SQLite file: WAL checkpoints run in a background thread instead of inside the commits of this
-   * connection (`checkpointInBackground`). For the long-running server; the CLI's short writes
-   * keep SQLite's default.
+   * For a long-running server; the CLI's short runs leave it off. SQLite file: WAL checkpoints run
+   * in a background thread instead of inside the commits of this connection
+   * (`checkpointInBackground`). PostgreSQL: a connection listens for changes to accounts
+   * (`watchAccounts`), which gives `version`.
    */
-  backgroundCheckpoints?: boolean;
+  server?: boolean;
 }
 
 /** Opens the database named by a URL: `sqlite:<path>`, `sqlite::memory:` or `postgres://…`. */
 export function createDb(url: string, options: DbOptions = {}): Database {
   if (/^postgres(ql)?:\/\//.test(url)) {
     const pool = new pg.Pool({ connectionString: url, max: Number(process.env.PG_POOL_MAX ?? 10) });
+    // An idle connection that breaks (a server restart, an administrator's terminate) is an 'error'
+    // event on the pool, which would end the process unheard; the pool drops that connection and
+    // opens a new one when next needed.
+    pool.on('error', () => undefined);
     const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
     // Hot reads run as named (server-side prepared) statements: PostgreSQL parses and plans each
     // once per connection instead of on every request.
@@ -53,7 +59,12 @@ export function createDb(url: string, options: DbOptions = {}): Database {
       if (!name) names.set(q.sql, (name = `hot_${names.size}`));
       return (await pool.query({ name, text: q.sql, values: q.parameters as unknown[] })).rows as R[];
     };
-    return { db, engine: 'postgres', read, close: () => db.destroy() };
+    const accounts = options.server ? watchAccounts(url) : undefined;
+    const close = async () => {
+      await accounts?.close();
+      await db.destroy();
+    };
+    return { db, engine: 'postgres', read, version: accounts?.version, close };
   }
   const path = url.replace(/^sqlite:(\/\/)?/, '') || ':memory:';
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
@@ -69,7 +80,7 @@ export function createDb(url: string, options: DbOptions = {}): Database {
   sqlite.pragma('mmap_size = 67108864');
   // A big import grows the WAL to its size; the next reset after a checkpoint trims it back.
   sqlite.pragma('journal_size_limit = 67108864');
-  const stopCheckpoints = options.backgroundCheckpoints && path !== ':memory:' ? checkpointInBackground(sqlite, path) : async () => undefined;
+  const stopCheckpoints = options.server && path !== ':memory:' ? checkpointInBackground(sqlite, path) : async () => undefined;
   const statements = cachingStatements(sqlite);
   const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: statements }) });
   const read = async <R>(q: CompiledQuery<R>): Promise<R[]> =>

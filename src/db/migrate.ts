@@ -5,6 +5,7 @@ import * as m002 from './migrations/002_senders_notifications.js';
 import * as m003 from './migrations/003_unsubscribes.js';
 import * as m004 from './migrations/004_segments.js';
 import * as m005 from './migrations/005_contact_parent_checks.js';
+import * as m006 from './migrations/006_accounts_notify.js';
 
 /** Every migration, in order. A new migration is one import and one line here. */
 const migrations: Record<string, Migration> = {
@@ -13,6 +14,7 @@ const migrations: Record<string, Migration> = {
   '003_unsubscribes': m003,
   '004_segments': m004,
   '005_contact_parent_checks': m005,
+  '006_accounts_notify': m006,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -47,10 +47,10 @@ export function registerAuth(app: FastifyInstance, database: Database): void {
   // costs more than the indexed lookup itself. Only the parameter changes.
   const lookup = db.selectFrom('accounts').select(['id', 'secret_hash', 'disabled']).where('public_key', '=', '').compile();
 
-  // The last secret verified for each public key, while the database stays unchanged: a repeat
-  // call skips the lookup and the hash and compares the secret itself in constant time. Any change
-  // to any data (a rotation, a disabled account, by this process or another) bumps
-  // `database.version`, so a stale entry is never used; engines without a cheap version keep none.
+  // The last secret verified for each public key, while the accounts stay unchanged: a repeat call
+  // skips the lookup and the hash and compares the secret itself in constant time. Any change to
+  // the accounts (a rotation, a disabled account, by this process or another) bumps
+  // `database.version`, so a stale entry is not used; without a version nothing is kept.
   const verified = new Map<string, { id: number; secret: Buffer; version: number }>();
 
   app.addHook('onRequest', async (request) => {

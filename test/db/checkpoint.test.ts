@@ -18,7 +18,7 @@ async function autoCheckpointPages(database: ReturnType<typeof createDb>): Promi
 describe('SQLite checkpoints in the background', () => {
   it('keeps checkpoints out of commits and copies the WAL into the file from another thread', async () => {
     const path = join(dir, 'background.db');
-    const database = createDb(`sqlite:${path}`, { backgroundCheckpoints: true });
+    const database = createDb(`sqlite:${path}`, { server: true });
     assert.equal(await autoCheckpointPages(database), 0);
     await sql`create table t (id integer primary key, v text)`.execute(database.db);
     const before = statSync(path).size;

@@ -1,7 +1,9 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createAccount, rotateAccountKeys } from '../../src/modules/accounts/accounts.service.js';
-import { Client, setup, type TestContext } from '../helpers.js';
+import { sql } from 'kysely';
+import { ACCOUNTS_WATCH_APP } from '../../src/db/accounts-watch.js';
+import { changeAccounts, Client, ENGINE, setup, type TestContext } from '../helpers.js';
 
 const INVALID = { status: 'failed', errors: 'Invalid API credentials' };
 
@@ -68,7 +70,7 @@ describe('authentication', () => {
   it('rejects a disabled account with the same text', async () => {
     const c = new Client(t.app, await createAccount(t.database.db, 'Disabled'));
     assert.equal((await c.get('/contacts-type')).status, 200);
-    await t.database.db.updateTable('accounts').set({ disabled: 1 }).where('id', '=', c.keys!.user_id).execute();
+    await changeAccounts(t.database, () => t.database.db.updateTable('accounts').set({ disabled: 1 }).where('id', '=', c.keys!.user_id).execute());
     const r = await c.get('/contacts-type');
     assert.equal(r.status, 401);
     assert.deepEqual(r.body, INVALID);
@@ -77,7 +79,7 @@ describe('authentication', () => {
   it('stops accepting rotated keys at once and accepts the new ones', async () => {
     const old = new Client(t.app, await createAccount(t.database.db, 'Rotating'));
     assert.equal((await old.get('/contacts-type')).status, 200);
-    const fresh = await rotateAccountKeys(t.database.db, old.keys!.user_id);
+    const fresh = await changeAccounts(t.database, () => rotateAccountKeys(t.database.db, old.keys!.user_id));
     assert.ok(fresh);
     assert.notEqual(fresh.public_key, old.keys!.public_key);
     const r = await old.get('/contacts-type');
@@ -88,6 +90,28 @@ describe('authentication', () => {
     assert.deepEqual(mixed.body, INVALID);
     assert.equal((await new Client(t.app, fresh).get('/contacts-type')).status, 200);
     assert.equal(await rotateAccountKeys(t.database.db, 999_999), null);
+  });
+
+  it('remembers no key on PostgreSQL while it cannot hear of account changes, and listens again', { skip: ENGINE !== 'postgres' && 'PostgreSQL only' }, async () => {
+    const version = t.database.version!;
+    const until = async (ok: () => boolean) => {
+      for (let i = 0; i < 600 && !ok(); i++) await new Promise((r) => setTimeout(r, 10));
+      assert.ok(ok());
+    };
+    const steady = () => version() === version();
+    await until(steady); // listening: the version holds between changes
+    const c = new Client(t.app, await changeAccounts(t.database, () => createAccount(t.database.db, 'Watched')));
+    assert.equal((await c.get('/contacts-type')).status, 200);
+    // The listening connection dies; a rotation committed meanwhile sends a notification nobody hears.
+    await sql`select pg_terminate_backend(pid) from pg_stat_activity where application_name = ${ACCOUNTS_WATCH_APP} and datname = current_database()`.execute(t.database.db);
+    await until(() => !steady());
+    const fresh = await rotateAccountKeys(t.database.db, c.keys!.user_id);
+    const r = await c.get('/contacts-type');
+    assert.equal(r.status, 401);
+    assert.deepEqual(r.body, INVALID);
+    // It listens again within seconds, and keys are remembered again.
+    await until(steady);
+    assert.equal((await new Client(t.app, fresh!).get('/contacts-type')).status, 200);
   });
 
   it('stores the secret only as a hash', async () => {
