@@ -128,10 +128,13 @@ export function pgArrayLiteral(rows: readonly unknown[][], k: number): string {
 }
 
 /**
- * Refreshes the planner's statistics of a table after a bulk load. PostgreSQL: until autovacuum
- * analyzes a freshly filled table, the planner may sort every contact of an account for each list
- * page (118 ms instead of 0.2 ms per query, measured). SQLite's planner needs nothing here.
+ * Refreshes the planner's statistics of a table after a bulk load, and its visibility map.
+ * PostgreSQL: until autovacuum analyzes a freshly filled table, the planner may sort every contact
+ * of an account for each list page (118 ms instead of 0.2 ms per query, measured); until it is
+ * vacuumed, counting an account's 100,000 live contacts (every paged list's `meta.total`) reads
+ * the table instead of the index alone (15 ms instead of 5.6 ms, measured). Must run outside a
+ * transaction. SQLite's planner needs nothing here.
  */
 export async function refreshStatistics(db: Kysely<any>, table: string): Promise<void> {
-  if (engineOf(db) === 'postgres') await sql`analyze ${sql.table(table)}`.execute(db);
+  if (engineOf(db) === 'postgres') await sql`vacuum (analyze) ${sql.table(table)}`.execute(db);
 }

@@ -180,7 +180,7 @@ export async function importContactsCsv(deps: AppDeps, userId: number, upload: C
     await reader.return(undefined);
   }
   if (summary.created >= ANALYZE_AFTER_ROWS) {
-    refreshStatistics(db, 'contacts').catch((err) => deps.log.warn({ err }, 'analyze after import failed'));
+    refreshStatistics(db, 'contacts').catch((err) => deps.log.warn({ err }, 'vacuum analyze after import failed'));
   }
   // Fire and forget: the import is committed whatever happens to the notification mail.
   const details = { contact_type_id: typeId, created: summary.created, updated: summary.updated, skipped: summary.skipped };
