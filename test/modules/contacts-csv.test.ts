@@ -287,6 +287,18 @@ describe('contacts CSV import and sample', () => {
     assert.equal((await contactsOf(t.a, foreign)).size, 0);
   });
 
+  it('rejects a file with NUL characters (a UTF-16 file, say) with 422 and stores nothing', async () => {
+    const type = await make.contactType(t.a);
+    const message = fieldErrors({ file: ['The file is not a valid CSV file: it holds NUL characters; save it as UTF-8 text.'] });
+    const nul = await upload(t.a, type, 'email,country,first_name\nok@example.com,101,fine\nnul@example.com,101,a\u0000b\n');
+    assert.equal(nul.status, 422);
+    assert.deepEqual(nul.body, message);
+    const utf16 = await upload(t.a, type, Buffer.from('\uFEFFemail,country\r\nx@example.com,101\r\n', 'utf16le'));
+    assert.equal(utf16.status, 422);
+    assert.deepEqual(utf16.body, message);
+    assert.equal((await contactsOf(t.a, type)).size, 0);
+  });
+
   it('rejects malformed CSV with 422 and stores nothing, even after earlier batches were written', async () => {
     const type = await make.contactType(t.a);
     let csv = 'email,country\n';

@@ -196,7 +196,9 @@ function formatError(err: { code?: string; records?: number }): CsvFormatError {
       ? 'a quoted value is never closed'
       : err.code === 'CSV_MAX_RECORD_SIZE'
         ? 'a row is longer than 1,000,000 characters; is a quote left open'
-        : 'it cannot be read';
+        : err.code === 'CSV_NUL_CHARACTER'
+          ? 'it holds NUL characters; save it as UTF-8 text'
+          : 'it cannot be read';
   return new CsvFormatError(`The file is not a valid CSV file: ${reason}${where}.`);
 }
 

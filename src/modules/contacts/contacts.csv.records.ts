@@ -8,8 +8,12 @@ const MAX_RECORD_CHARS = 1_000_000;
 /** Bytes read from the file at a time. */
 const READ_BYTES = 256 * 1024;
 
-/** A scan failure: csv-parse's codes, and the number of records read before the failing one. */
-export type ScanError = Error & { code: 'CSV_QUOTE_NOT_CLOSED' | 'CSV_MAX_RECORD_SIZE'; records: number };
+/**
+ * A scan failure: csv-parse's codes, and the number of records read before the failing one; or
+ * `CSV_NUL_CHARACTER` (no count), for text no database can store (PostgreSQL refuses it in text):
+ * as a rule a UTF-16 file, whose every other byte is zero.
+ */
+export type ScanError = Error & { code: 'CSV_QUOTE_NOT_CLOSED' | 'CSV_MAX_RECORD_SIZE' | 'CSV_NUL_CHARACTER'; records?: number };
 
 /**
  * Splits CSV text into records (RFC 4180): fields end at `delimiter` (a char code), records at LF,
@@ -101,7 +105,7 @@ export function scanRecords(text: string, final: boolean, delimiter: number, max
 
 /**
  * Records from a stream of UTF-8 text, in arrays of up to `size`: skips a leading BOM, scans each
- * chunk with what the previous one left unfinished. Self-contained like `scanRecords` (the worker
+ * chunk with what the previous one left unfinished, refuses text with NUL characters. Self-contained like `scanRecords` (the worker
  * runs both), so it names no import.
  */
 export async function* recordsOf(chunks: AsyncIterable<string>, delimiter: string, size: number, maxChars: number): AsyncGenerator<string[][]> {
@@ -111,6 +115,7 @@ export async function* recordsOf(chunks: AsyncIterable<string>, delimiter: strin
   let rest = '';
   let first = true;
   for await (const chunk of chunks) {
+    if (chunk.indexOf('\u0000') >= 0) throw Object.assign(new Error('the text holds NUL characters'), { code: 'CSV_NUL_CHARACTER' });
     let text = rest + chunk;
     if (first) {
       if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
