@@ -45,13 +45,20 @@ function parseFlat(input: string): Record<string, string | string[]> | null {
   return out;
 }
 
+/** A string without NUL characters: PostgreSQL cannot store them in text (nor read them as JSON). */
+function withoutNul(s: string): string {
+  return s.includes('\u0000') ? s.replaceAll('\u0000', '') : s;
+}
+
 /**
  * Laravel's input middleware: strings trimmed, empty strings and nulls dropped (so `required`
- * also catches blanks, and an empty optional field means "not given").
+ * also catches blanks, and an empty optional field means "not given"). NUL characters are removed
+ * from values and names first: they mean nothing in any field, and a stored one would fail on
+ * PostgreSQL (an error for the request, or every later JSON read of the contact's custom values).
  */
 export function normalizeInput(value: unknown): unknown {
   if (typeof value === 'string') {
-    const t = value.trim();
+    const t = withoutNul(value).trim();
     return t === '' ? undefined : t;
   }
   if (Array.isArray(value)) return value.map(normalizeInput).filter((v) => v !== undefined);
@@ -59,7 +66,7 @@ export function normalizeInput(value: unknown): unknown {
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value)) {
       const n = normalizeInput(v);
-      if (n !== undefined) out[k] = n;
+      if (n !== undefined) out[withoutNul(k)] = n;
     }
     return out;
   }

@@ -165,6 +165,18 @@ describe('request body parsing', () => {
     assert.equal(c.country, '101');
   });
 
+  it('removes NUL characters from values and names, which PostgreSQL cannot store', async () => {
+    const r = await t.a.post('/contacts/add', {
+      contact_type_id: typeId, email: 'nul@example.com', country: '101', city: 'Pu\u0000ne', 'custom_field[nick\u0000name_text]': 'A\u0000dy',
+    });
+    assert.equal(r.status, 200, r.text);
+    const c = (await t.a.get('/contacts/details', { contact_id: r.body.id })).body.message.contact;
+    assert.equal(c.city, 'Pune');
+    assert.deepEqual(c.custom_field, { nickname_text: { field_name: 'Nickname Text', field_value: 'Ady' } });
+    const blank = await t.a.post('/contacts/add', { contact_type_id: typeId, email: '\u0000', country: '101' });
+    assert.deepEqual(blank.body, fieldErrors({ email: ['The email field is required.'] }));
+  });
+
   it('reports several failing fields together, each with its own array', async () => {
     const r = await t.a.post('/contacts/add', { contact_type_id: 'abc', email: 'not-an-email', country: 'x', alt_email: 'nope' });
     assert.equal(r.status, 422);
