@@ -1,41 +1,16 @@
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { fieldErrors, make, setup, type TestContext } from '../helpers.js';
+import { fieldErrors, make } from '../helpers.js';
+import { TS, CONTACT_KEYS, contactsSuite } from './contacts.helpers.js';
 
-const TS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
-const RNF = { status: 'failed', errors: 'Record Not Found' };
-const CONTACT_KEYS = [
-  'id', 'user_id', 'contact_type_id', 'first_name', 'last_name', 'email', 'alt_email', 'country', 'state', 'city',
-  'address_line1', 'address_line2', 'state_province_region', 'postal_code', 'custom_field', 'deleted_at', 'created_at',
-  'updated_at', 'fullname',
-];
-
-describe('contacts', () => {
-  let t: TestContext;
-  let typeId: number;
-  before(async () => {
-    t = await setup();
-    typeId = await make.contactType(t.a, 'Customers');
-    for (const [field_name, field_type] of [['shoe_size', 'number'], ['Last_Visit', 'datetime-local'], ['motto', 'text']]) {
-      const r = await t.a.post('/custom-fields/save', { field_name, field_type });
-      assert.equal(r.status, 200, r.text);
-    }
-    assert.equal((await t.b.post('/custom-fields/save', { field_name: 'b_only', field_type: 'text' })).status, 200);
-  });
-  after(() => t.close());
-
-  const details = async (id: number) => (await t.a.get('/contacts/details', { contact_id: id })).body.message.contact;
-  const base = (extra: Record<string, unknown> = {}) => ({
-    contact_type_id: typeId,
-    email: `c.${Math.random().toString(16).slice(2)}@example.com`,
-    country: 101,
-    ...extra,
-  });
+describe('contacts: add', () => {
+  const s = contactsSuite();
+  const { details, base } = s;
 
   describe('add', () => {
     it('adds a contact with every field and returns the text with its id', async () => {
-      const r = await t.a.post('/contacts/add', {
-        contact_type_id: typeId,
+      const r = await s.t.a.post('/contacts/add', {
+        contact_type_id: s.typeId,
         first_name: 'Ada',
         last_name: 'Lovelace',
         email: 'ada@example.com',
@@ -65,8 +40,8 @@ describe('contacts', () => {
         { ...c, created_at: undefined, updated_at: undefined },
         {
           id: r.body.id,
-          user_id: t.a.keys!.user_id,
-          contact_type_id: typeId,
+          user_id: s.t.a.keys!.user_id,
+          contact_type_id: s.typeId,
           first_name: 'Ada',
           last_name: 'Lovelace',
           email: 'ada@example.com',
@@ -100,7 +75,7 @@ describe('contacts', () => {
     });
 
     it('stores a minimal contact with empty names, null optional fields and a null custom_field', async () => {
-      const r = await t.a.post('/contacts/add', base());
+      const r = await s.t.a.post('/contacts/add', base());
       assert.equal(r.status, 200, r.text);
       const c = await details(r.body.id);
       assert.equal(c.first_name, '');
@@ -113,7 +88,7 @@ describe('contacts', () => {
     });
 
     it('reports missing email, country and contact_type_id together', async () => {
-      const r = await t.a.post('/contacts/add', { first_name: 'Only' });
+      const r = await s.t.a.post('/contacts/add', { first_name: 'Only' });
       assert.equal(r.status, 422);
       assert.deepEqual(
         r.body,
@@ -127,58 +102,58 @@ describe('contacts', () => {
 
     it('rejects a malformed email, and one carrying a header line', async () => {
       for (const email of ['not-an-email', 'a@b@c.com', 'x@example.com\r\nBcc: y@example.com']) {
-        const r = await t.a.post('/contacts/add', base({ email }));
+        const r = await s.t.a.post('/contacts/add', base({ email }));
         assert.equal(r.status, 422, email);
         assert.deepEqual(r.body, fieldErrors({ email: ['The email must be a valid email address.'] }));
       }
     });
 
     it('rejects a duplicate email in the same contact type, case-insensitively', async () => {
-      await make.contact(t.a, { contact_type_id: typeId, email: 'dup@example.com' });
-      const r = await t.a.post('/contacts/add', base({ email: 'DUP@Example.com' }));
+      await make.contact(s.t.a, { contact_type_id: s.typeId, email: 'dup@example.com' });
+      const r = await s.t.a.post('/contacts/add', base({ email: 'DUP@Example.com' }));
       assert.equal(r.status, 422);
       assert.deepEqual(r.body, fieldErrors({ email: ['The email has already been taken.'] }));
     });
 
     it('accepts the same email in another contact type and in another account', async () => {
-      await make.contact(t.a, { contact_type_id: typeId, email: 'shared@example.com' });
-      const otherType = await make.contactType(t.a, 'Leads');
-      assert.equal((await t.a.post('/contacts/add', base({ contact_type_id: otherType, email: 'shared@example.com' }))).status, 200);
-      const bType = await make.contactType(t.b, 'Customers');
-      assert.equal((await t.b.post('/contacts/add', { contact_type_id: bType, email: 'shared@example.com', country: 101 })).status, 200);
+      await make.contact(s.t.a, { contact_type_id: s.typeId, email: 'shared@example.com' });
+      const otherType = await make.contactType(s.t.a, 'Leads');
+      assert.equal((await s.t.a.post('/contacts/add', base({ contact_type_id: otherType, email: 'shared@example.com' }))).status, 200);
+      const bType = await make.contactType(s.t.b, 'Customers');
+      assert.equal((await s.t.b.post('/contacts/add', { contact_type_id: bType, email: 'shared@example.com', country: 101 })).status, 200);
     });
 
     it('accepts an email again after its contact was deleted', async () => {
-      const id = await make.contact(t.a, { contact_type_id: typeId, email: 'again@example.com' });
-      await t.a.delete('/contacts/delete', { contact_id: id });
-      assert.equal((await t.a.post('/contacts/add', base({ email: 'again@example.com' }))).status, 200);
+      const id = await make.contact(s.t.a, { contact_type_id: s.typeId, email: 'again@example.com' });
+      await s.t.a.delete('/contacts/delete', { contact_id: id });
+      assert.equal((await s.t.a.post('/contacts/add', base({ email: 'again@example.com' }))).status, 200);
     });
 
     it("rejects another account's, a deleted and an unknown contact type", async () => {
-      const foreign = await make.contactType(t.b, 'B type');
-      const deleted = await make.contactType(t.a, 'Gone type');
-      await t.a.delete('/contacts-type/delete', { contact_type_id: deleted });
+      const foreign = await make.contactType(s.t.b, 'B type');
+      const deleted = await make.contactType(s.t.a, 'Gone type');
+      await s.t.a.delete('/contacts-type/delete', { contact_type_id: deleted });
       for (const contact_type_id of [foreign, deleted, 999999, 0, -3, 99999999999]) {
-        const r = await t.a.post('/contacts/add', base({ contact_type_id }));
+        const r = await s.t.a.post('/contacts/add', base({ contact_type_id }));
         assert.equal(r.status, 422, String(contact_type_id));
         assert.deepEqual(r.body, fieldErrors({ contact_type_id: ['The selected contact type id is invalid.'] }));
       }
-      const text = await t.a.post('/contacts/add', base({ contact_type_id: 'abc' }));
+      const text = await s.t.a.post('/contacts/add', base({ contact_type_id: 'abc' }));
       assert.deepEqual(text.body, fieldErrors({ contact_type_id: ['The contact type id must be an integer.'] }));
     });
 
     it('rejects a country that is not a country id', async () => {
       for (const country of [999999, 0, 99999999999]) {
-        const r = await t.a.post('/contacts/add', base({ country }));
+        const r = await s.t.a.post('/contacts/add', base({ country }));
         assert.equal(r.status, 422, String(country));
         assert.deepEqual(r.body, fieldErrors({ country: ['The selected country is invalid.'] }));
       }
-      const name = await t.a.post('/contacts/add', base({ country: 'India' }));
+      const name = await s.t.a.post('/contacts/add', base({ country: 'India' }));
       assert.deepEqual(name.body, fieldErrors({ country: ['The country must be an integer.'] }));
     });
 
     it('checks custom field values against their type', async () => {
-      const r = await t.a.post('/contacts/add', base({ custom_field: { shoe_size: 'big', Last_Visit: 'yesterday' } }));
+      const r = await s.t.a.post('/contacts/add', base({ custom_field: { shoe_size: 'big', Last_Visit: 'yesterday' } }));
       assert.equal(r.status, 422);
       assert.deepEqual(
         r.body,
@@ -188,19 +163,19 @@ describe('contacts', () => {
         }),
       );
       for (const bad of ['2024-13-01T10:00', '2024-01-01', '2024-01-01 10:00', '2024-01-01T25:00']) {
-        const d = await t.a.post('/contacts/add', base({ custom_field: { Last_Visit: bad } }));
+        const d = await s.t.a.post('/contacts/add', base({ custom_field: { Last_Visit: bad } }));
         assert.equal(d.status, 422, bad);
       }
       for (const good of ['2024-01-01T10:00', '2024-01-01T10:00:59']) {
-        assert.equal((await t.a.post('/contacts/add', base({ custom_field: { Last_Visit: good } }))).status, 200, good);
+        assert.equal((await s.t.a.post('/contacts/add', base({ custom_field: { Last_Visit: good } }))).status, 200, good);
       }
       for (const good of ['-3', '0', '12.25']) {
-        assert.equal((await t.a.post('/contacts/add', base({ custom_field: { shoe_size: good } }))).status, 200, good);
+        assert.equal((await s.t.a.post('/contacts/add', base({ custom_field: { shoe_size: good } }))).status, 200, good);
       }
     });
 
     it('checks the reserved extras against their reserved types', async () => {
-      const r = await t.a.post('/contacts/add', base({ age: 'old', birth_date: '10/12/1815', join_date: '2024-02-30T10:00' }));
+      const r = await s.t.a.post('/contacts/add', base({ age: 'old', birth_date: '10/12/1815', join_date: '2024-02-30T10:00' }));
       assert.equal(r.status, 422);
       assert.deepEqual(
         r.body,
@@ -213,24 +188,24 @@ describe('contacts', () => {
     });
 
     it('accepts the reserved extras inside custom_field too, the plain field winning', async () => {
-      const r = await t.a.post('/contacts/add', base({ custom_field: { age: '40', designation: 'CTO' }, designation: 'CEO' }));
+      const r = await s.t.a.post('/contacts/add', base({ custom_field: { age: '40', designation: 'CTO' }, designation: 'CEO' }));
       assert.equal(r.status, 200, r.text);
       const c = await details(r.body.id);
       assert.equal(c.custom_field.age.field_value, '40');
       assert.equal(c.custom_field.designation.field_value, 'CEO');
-      const bad = await t.a.post('/contacts/add', base({ custom_field: { age: 'x' } }));
+      const bad = await s.t.a.post('/contacts/add', base({ custom_field: { age: 'x' } }));
       assert.deepEqual(bad.body, fieldErrors({ 'custom_field.age': ['The age must be a number.'] }));
     });
 
     it('matches custom field names case-insensitively and stores them under the defined name', async () => {
-      const r = await t.a.post('/contacts/add', base({ custom_field: { SHOE_SIZE: '41', last_visit: '2024-01-01T10:00' } }));
+      const r = await s.t.a.post('/contacts/add', base({ custom_field: { SHOE_SIZE: '41', last_visit: '2024-01-01T10:00' } }));
       assert.equal(r.status, 200, r.text);
       const c = await details(r.body.id);
       assert.deepEqual(Object.keys(c.custom_field).sort(), ['Last_Visit', 'shoe_size']);
     });
 
     it("rejects an unknown custom field name, and another account's field, as field errors", async () => {
-      const r = await t.a.post('/contacts/add', base({ custom_field: { hat_size: '7', b_only: 'x', first_name: 'y' } }));
+      const r = await s.t.a.post('/contacts/add', base({ custom_field: { hat_size: '7', b_only: 'x', first_name: 'y' } }));
       assert.equal(r.status, 422);
       assert.deepEqual(
         r.body,
@@ -243,7 +218,7 @@ describe('contacts', () => {
     });
 
     it('reports schema and database failures together', async () => {
-      const r = await t.a.post('/contacts/add', { contact_type_id: 999999, email: 'bad', country: 999999, age: 'x', custom_field: { nope: '1' } });
+      const r = await s.t.a.post('/contacts/add', { contact_type_id: 999999, email: 'bad', country: 999999, age: 'x', custom_field: { nope: '1' } });
       assert.deepEqual(
         r.body,
         fieldErrors({
@@ -257,178 +232,16 @@ describe('contacts', () => {
     });
 
     it('rejects over-long values with the max message, never a 500', async () => {
-      const r = await t.a.post('/contacts/add', base({ first_name: 'x'.repeat(256), custom_field: { motto: 'y'.repeat(2001) } }));
+      const r = await s.t.a.post('/contacts/add', base({ first_name: 'x'.repeat(256), custom_field: { motto: 'y'.repeat(2001) } }));
       assert.equal(r.status, 422);
       assert.deepEqual(r.body.errors.first_name, ['The first name must not be greater than 255 characters.']);
       assert.ok(r.body.errors['custom_field.motto']);
     });
   });
 
-  describe('list', () => {
-    it('lists newest first with the country name and a contact_type object without contacts_count', async () => {
-      const id = await make.contact(t.a, { contact_type_id: typeId, country: 101, first_name: 'Newest', custom_field: { motto: 'm' } });
-      const r = await t.a.get('/contacts/list');
-      assert.equal(r.status, 200);
-      const list = r.body.message.contacts;
-      assert.equal(list[0].id, id);
-      assert.equal(list[0].country, 'India');
-      assert.deepEqual(Object.keys(list[0]), [...CONTACT_KEYS, 'contact_type']);
-      assert.deepEqual(Object.keys(list[0].contact_type), ['id', 'user_id', 'name', 'deleted_at', 'created_at', 'updated_at']);
-      assert.equal(list[0].contact_type.name, 'Customers');
-      assert.deepEqual(list[0].custom_field, { motto: { field_name: 'Motto', field_value: 'm' } });
-      const ids = list.map((c: { id: number }) => c.id);
-      assert.deepEqual(ids, [...ids].sort((x, y) => y - x));
-    });
-
-    it("shows no contact of another account", async () => {
-      const bId = await make.contact(t.b);
-      const a = await t.a.get('/contacts/list');
-      assert.ok(a.body.message.contacts.every((c: { id: number; user_id: number }) => c.user_id === t.a.keys!.user_id && c.id !== bId));
-    });
-  });
-
-  describe('details', () => {
-    it('answers unknown, foreign, malformed, missing and deleted ids with 404 Record Not Found', async () => {
-      const bId = await make.contact(t.b);
-      const deleted = await make.contact(t.a, { contact_type_id: typeId });
-      await t.a.delete('/contacts/delete', { contact_id: deleted });
-      for (const query of [{ contact_id: 999999 }, { contact_id: bId }, { contact_id: 'abc' }, { contact_id: '1.5' }, {}, { contact_id: deleted }]) {
-        const r = await t.a.get('/contacts/details', query);
-        assert.equal(r.status, 404, JSON.stringify(query));
-        assert.deepEqual(r.body, RNF);
-      }
-    });
-  });
-
-  describe('update', () => {
-    it('replaces the standard fields and keeps custom values that are not sent', async () => {
-      const id = await make.contact(t.a, { contact_type_id: typeId, city: 'Pune', state: 'MH', custom_field: { motto: 'keep', shoe_size: '40' }, designation: 'Dev' });
-      const before = await details(id);
-      await new Promise((r) => setTimeout(r, 5));
-      const r = await t.a.post('/contacts/update', { contact_id: id, contact_type_id: typeId, email: before.email, country: 14, first_name: 'Changed', custom_field: { shoe_size: '41' } });
-      assert.equal(r.status, 200, r.text);
-      assert.deepEqual(r.body, { status: 'success', message: 'Contact Updated Successfully' });
-      const c = await details(id);
-      assert.equal(c.first_name, 'Changed');
-      assert.equal(c.last_name, '');
-      assert.equal(c.country, '14');
-      assert.equal(c.city, null);
-      assert.equal(c.state, null);
-      assert.equal(c.custom_field.motto.field_value, 'keep');
-      assert.equal(c.custom_field.shoe_size.field_value, '41');
-      assert.equal(c.custom_field.designation.field_value, 'Dev');
-      assert.equal(c.created_at, before.created_at);
-      assert.ok(c.updated_at > before.updated_at);
-    });
-
-    it('lets a contact keep its own email, in another letter case too', async () => {
-      const id = await make.contact(t.a, { contact_type_id: typeId, email: 'own@example.com' });
-      const r = await t.a.post('/contacts/update', { contact_id: id, contact_type_id: typeId, email: 'OWN@example.com', country: 101 });
-      assert.equal(r.status, 200, r.text);
-      assert.equal((await details(id)).email, 'OWN@example.com');
-    });
-
-    it("rejects another contact's email in the same type, also when moving to another type", async () => {
-      await make.contact(t.a, { contact_type_id: typeId, email: 'taken@example.com' });
-      const other = await make.contactType(t.a, 'Other');
-      const id = await make.contact(t.a, { contact_type_id: other, email: 'mover@example.com' });
-      const same = await t.a.post('/contacts/update', { contact_id: id, contact_type_id: other, email: 'Taken@example.com', country: 101 });
-      assert.equal(same.status, 200, 'a different type does not clash');
-      const move = await t.a.post('/contacts/update', { contact_id: id, contact_type_id: typeId, email: 'taken@example.com', country: 101 });
-      assert.equal(move.status, 422);
-      assert.deepEqual(move.body, fieldErrors({ email: ['The email has already been taken.'] }));
-    });
-
-    it('applies the add rules', async () => {
-      const id = await make.contact(t.a, { contact_type_id: typeId });
-      const r = await t.a.post('/contacts/update', { contact_id: id });
-      assert.equal(r.status, 422);
-      assert.deepEqual(
-        r.body,
-        fieldErrors({
-          contact_type_id: ['The contact type id field is required.'],
-          email: ['The email field is required.'],
-          country: ['The country field is required.'],
-        }),
-      );
-      const missing = await t.a.post('/contacts/update', base());
-      assert.deepEqual(missing.body, fieldErrors({ contact_id: ['The contact id field is required.'] }));
-      const typed = await t.a.post('/contacts/update', base({ contact_id: id, custom_field: { shoe_size: 'x' } }));
-      assert.deepEqual(typed.body, fieldErrors({ 'custom_field.shoe_size': ['The shoe size must be a number.'] }));
-    });
-
-    it("answers an unknown or another account's contact with 404 and changes nothing", async () => {
-      const bType = await make.contactType(t.b);
-      const bId = await make.contact(t.b, { contact_type_id: bType, first_name: 'Bee' });
-      for (const contact_id of [bId, 999999, 0, 99999999999]) {
-        const r = await t.a.post('/contacts/update', base({ contact_id, first_name: 'Hijack' }));
-        assert.equal(r.status, 404, String(contact_id));
-        assert.deepEqual(r.body, RNF);
-      }
-      const asB = await t.b.post('/contacts/update', { contact_id: bId, contact_type_id: typeId, email: 'x@example.com', country: 101 });
-      assert.deepEqual(asB.body, fieldErrors({ contact_type_id: ['The selected contact type id is invalid.'] }));
-      const c = (await t.b.get('/contacts/details', { contact_id: bId })).body.message.contact;
-      assert.equal(c.first_name, 'Bee');
-      assert.equal(c.contact_type_id, bType);
-    });
-  });
-
-  describe('delete', () => {
-    it('deletes one contact; a second delete is Record Not Found', async () => {
-      const id = await make.contact(t.a, { contact_type_id: typeId });
-      const r = await t.a.delete('/contacts/delete', { contact_id: id });
-      assert.equal(r.status, 200);
-      assert.deepEqual(r.body, { status: 'success', message: 'Deleted Successfully' });
-      assert.equal((await t.a.get('/contacts/details', { contact_id: id })).status, 404);
-      assert.deepEqual((await t.a.delete('/contacts/delete', { contact_id: id })).body, RNF);
-      const row = await t.database.db.selectFrom('contacts').select('deleted_at').where('id', '=', id).executeTakeFirstOrThrow();
-      assert.match(row.deleted_at!, TS);
-    });
-
-    it("answers unknown, malformed, missing and another account's ids with 404, leaving them alone", async () => {
-      const bId = await make.contact(t.b);
-      for (const query of [{ contact_id: bId }, { contact_id: 999999 }, { contact_id: 'x' }, {}]) {
-        const r = await t.a.delete('/contacts/delete', query);
-        assert.equal(r.status, 404, JSON.stringify(query));
-        assert.deepEqual(r.body, RNF);
-      }
-      assert.equal((await t.b.get('/contacts/details', { contact_id: bId })).status, 200);
-    });
-  });
-
-  describe('bulk delete', () => {
-    it("deletes the account's contacts among the ids and leaves unknown and foreign ones alone", async () => {
-      const mine = [await make.contact(t.a, { contact_type_id: typeId }), await make.contact(t.a, { contact_type_id: typeId })];
-      const bId = await make.contact(t.b);
-      const r = await t.a.post('/contacts/bulk-delete', { strIds: [...mine, bId, 999999, mine[0]] });
-      assert.equal(r.status, 200);
-      assert.deepEqual(r.body, { status: 'success', message: 'Deleted Successfully' });
-      for (const id of mine) assert.equal((await t.a.get('/contacts/details', { contact_id: id })).status, 404);
-      assert.equal((await t.b.get('/contacts/details', { contact_id: bId })).status, 200);
-    });
-
-    it('answers Record Not Found when none of the ids is the account\'s', async () => {
-      const bId = await make.contact(t.b);
-      const r = await t.a.post('/contacts/bulk-delete', { strIds: [bId, 999999] });
-      assert.equal(r.status, 404);
-      assert.deepEqual(r.body, RNF);
-      assert.equal((await t.b.get('/contacts/details', { contact_id: bId })).status, 200);
-    });
-
-    it('answers a missing or malformed strIds with 422', async () => {
-      const missing = await t.a.post('/contacts/bulk-delete', {});
-      assert.equal(missing.status, 422);
-      assert.deepEqual(missing.body, fieldErrors({ strIds: ['The str ids field is required.'] }));
-      const bad = await t.a.post('/contacts/bulk-delete', { strIds: ['abc'] });
-      assert.equal(bad.status, 422);
-      assert.deepEqual(bad.body, fieldErrors({ 'strIds.0': ['The str ids.0 must be an integer.'] }));
-      const blank = await t.a.post('/contacts/bulk-delete', { strIds: [''] });
-      assert.deepEqual(blank.body, fieldErrors({ strIds: ['The str ids field is required.'] }));
-    });
-  });
   it('answers two simultaneous adds of one address with one success and one field error, never a 500', async () => {
-    const form = { contact_type_id: typeId, email: 'race@example.com', country: 101 };
-    const results = await Promise.all([1, 2, 3, 4].map(() => t.a.post('/contacts/add', form)));
+    const form = { contact_type_id: s.typeId, email: 'race@example.com', country: 101 };
+    const results = await Promise.all([1, 2, 3, 4].map(() => s.t.a.post('/contacts/add', form)));
     const statuses = results.map((r) => r.status).sort();
     assert.deepEqual(statuses, [200, 422, 422, 422]);
     for (const r of results.filter((x) => x.status === 422)) {
