@@ -50,23 +50,30 @@ function withoutNul(s: string): string {
   return s.includes('\u0000') ? s.replaceAll('\u0000', '') : s;
 }
 
+/** Object fields whose members sent empty are kept, as null: in `custom_field`, "clear this value". */
+const EMPTY_MEANS_CLEAR = new Set(['custom_field']);
+
 /**
  * Laravel's input middleware: strings trimmed, empty strings and nulls dropped (so `required`
- * also catches blanks, and an empty optional field means "not given"). NUL characters are removed
- * from values and names first: they mean nothing in any field, and a stored one would fail on
- * PostgreSQL (an error for the request, or every later JSON read of the contact's custom values).
+ * also catches blanks, and an empty optional field means "not given"); only the members of
+ * `custom_field` sent empty stay, as null, so an update can clear a custom value. NUL characters
+ * are removed from values and names first: they mean nothing in any field, and a stored one would
+ * fail on PostgreSQL (an error for the request, or every later JSON read of the contact's custom
+ * values).
  */
-export function normalizeInput(value: unknown): unknown {
+export function normalizeInput(value: unknown, keepEmptyMembers = false): unknown {
   if (typeof value === 'string') {
     const t = withoutNul(value).trim();
     return t === '' ? undefined : t;
   }
-  if (Array.isArray(value)) return value.map(normalizeInput).filter((v) => v !== undefined);
+  if (Array.isArray(value)) return value.map((v) => normalizeInput(v)).filter((v) => v !== undefined);
   if (value && typeof value === 'object') {
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value)) {
-      const n = normalizeInput(v);
-      if (n !== undefined) out[withoutNul(k)] = n;
+      const key = withoutNul(k);
+      const n = normalizeInput(v, EMPTY_MEANS_CLEAR.has(key));
+      if (n !== undefined) out[key] = n;
+      else if (keepEmptyMembers && (v === null || typeof v === 'string')) out[key] = null;
     }
     return out;
   }

@@ -64,6 +64,24 @@ describe('contacts: list, details, update, delete', () => {
       assert.ok(c.updated_at > before.updated_at);
     });
 
+    it('clears a custom value or reserved extra sent empty, in a form or as JSON null, and keeps the rest', async () => {
+      const id = await make.contact(s.t.a, { contact_type_id: s.typeId, custom_field: { motto: 'gone', shoe_size: '40', designation: 'Dev' } });
+      const email = (await details(id)).email;
+      const form = await s.t.a.post('/contacts/update', { contact_id: id, contact_type_id: s.typeId, email, country: 101, 'custom_field[motto]': ' ', 'custom_field[designation]': '' });
+      assert.equal(form.status, 200, form.text);
+      assert.deepEqual((await details(id)).custom_field, { shoe_size: { field_name: 'Shoe Size', field_value: '40' } });
+      const json = await s.t.a.request('POST', '/contacts/update', { json: { contact_id: id, contact_type_id: s.typeId, email, country: 101, custom_field: { shoe_size: null } } });
+      assert.equal(json.status, 200, json.text);
+      assert.equal((await details(id)).custom_field, null);
+      // An empty value for a field that does not exist is still an unknown field.
+      const unknown = await s.t.a.post('/contacts/update', { contact_id: id, contact_type_id: s.typeId, email, country: 101, 'custom_field[nope]': '' });
+      assert.deepEqual(unknown.body, fieldErrors({ 'custom_field.nope': ['The selected nope is invalid.'] }));
+      // On add, an empty custom value is simply not stored.
+      const added = await s.t.a.post('/contacts/add', { ...base(), 'custom_field[motto]': '' });
+      assert.equal(added.status, 200, added.text);
+      assert.equal((await details(added.body.id)).custom_field, null);
+    });
+
     it('lets a contact keep its own email, in another letter case too', async () => {
       const id = await make.contact(s.t.a, { contact_type_id: s.typeId, email: 'own@example.com' });
       const r = await s.t.a.post('/contacts/update', { contact_id: id, contact_type_id: s.typeId, email: 'OWN@example.com', country: 101 });

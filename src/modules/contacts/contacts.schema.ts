@@ -29,7 +29,8 @@ export const contactFields = {
   age: Type.Optional(Text(32)),
   birth_date: Type.Optional(Text(32)),
   join_date: Type.Optional(Text(32)),
-  custom_field: Type.Optional(Type.Record(Type.String({ maxLength: 64 }), Type.String({ maxLength: 2000 }))),
+  // A member sent empty arrives as null (normalizeInput): on update it clears that value.
+  custom_field: Type.Optional(Type.Record(Type.String({ maxLength: 64 }), Type.Union([Type.String({ maxLength: 2000 }), Type.Null()]))),
 };
 
 export const AddContactBody = Type.Object(contactFields);

@@ -66,6 +66,7 @@ async function checkContact(db: Db, userId: number, input: ContactInput, rules: 
       const key = `custom_field.${name}`;
       const def = defs.get(name.toLowerCase());
       if (!def) rules.add(key, messages.invalid(key));
+      else if (value === null || value === '') delete values[def.name];
       else if (!fitsFieldType(def.type, value)) rules.add(key, fieldTypeMessage(def.type, label(key)));
       else values[def.name] = value;
     }
@@ -116,7 +117,8 @@ export async function addContact(db: Db, userId: number, input: ContactInput, sc
 
 /**
  * Replaces a contact's standard fields with the given ones (the spec's "all parameters of add");
- * custom values are merged, so a client that does not send them keeps them.
+ * custom values are merged, so a client that does not send them keeps them, and one sent empty
+ * (`custom_field[name]=`) is cleared.
  */
 export async function updateContact(db: Db, userId: number, input: ContactInput & { contact_id: number }, schemaFailures: FieldErrors): Promise<void> {
   const rules = new Rules(schemaFailures);
