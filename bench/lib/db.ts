@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { refreshStatistics } from '../../src/db/dialect.js';
+import { refreshAfterBulkLoad } from '../../src/db/dialect.js';
 import { createDb, type Database, type Db } from '../../src/db/index.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { createAccount, type IssuedKeys } from '../../src/modules/accounts/accounts.service.js';
@@ -149,9 +149,9 @@ export async function seedContacts(db: Db, userId: number, n: number, opts: { ty
     }
   });
   // PostgreSQL: autovacuum would gather statistics and set the visibility map within a minute or
-  // so, as an import does at once (refreshStatistics); without statistics the planner sorts all of
+  // so, as an import does at once (refreshAfterBulkLoad); without statistics the planner sorts all of
   // an account's contacts for every list page, without the map the page's count reads the table.
   // Measure the steady state. (SQLite has no statistics unless ANALYZE is run, as in production.)
-  await refreshStatistics(db, 'contacts');
+  await refreshAfterBulkLoad(db, 'contacts');
   return { typeIds, firstId, lastId };
 }

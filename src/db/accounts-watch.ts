@@ -23,11 +23,11 @@ const HEARTBEAT_DEADLINE_MS = 1000;
  * changed, read without a round trip. One connection of its own LISTENs on `ACCOUNTS_CHANNEL`; a
  * trigger notifies it on every insert, update, delete or truncate of `accounts`, by any process.
  * A change counts from the moment its notification arrives (on one host, well under a millisecond
- * after the commit). While the connection is down, or stops answering its heartbeat, the number
- * changes on every read, so nothing is remembered, and it changes once more when listening starts
- * again: a change made meanwhile is never missed.
+ * after the commit). While the connection is down, or stops answering its heartbeat, there is no
+ * version (undefined), so nothing is remembered; the number moves on when the connection is lost,
+ * so what was remembered before stays stale once listening starts again.
  */
-export function watchAccounts(connectionString: string): { version: () => number; close: () => Promise<void> } {
+export function watchAccounts(connectionString: string): { version: () => number | undefined; close: () => Promise<void> } {
   let version = 0;
   let listening = false;
   let closed = false;
@@ -61,7 +61,6 @@ export function watchAccounts(connectionString: string): { version: () => number
       await c.connect();
       await c.query(`LISTEN ${ACCOUNTS_CHANNEL}`);
       if (client !== c || closed) return;
-      version++;
       listening = true;
       heartbeat = setInterval(() => beat(c), HEARTBEAT_MS).unref();
     } catch {
@@ -71,7 +70,7 @@ export function watchAccounts(connectionString: string): { version: () => number
   void listen();
 
   return {
-    version: () => (listening ? version : ++version),
+    version: () => (listening ? version : undefined),
     close: async () => {
       closed = true;
       listening = false;

@@ -35,11 +35,11 @@ parentPort.on('message', () => {
  * 0`) while a worker thread does, a few times a second. Should the thread die, the connection
  * takes checkpoints back. Returns the function that stops the thread (call before closing).
  */
-export function checkpointInBackground(sqlite: SQLite.Database, path: string, intervalMs = CHECKPOINT_INTERVAL_MS): () => Promise<void> {
+export function checkpointInBackground(sqlite: SQLite.Database, path: string): () => Promise<void> {
   sqlite.pragma('wal_autocheckpoint = 0');
   const worker = new Worker(SOURCE, {
     eval: true,
-    workerData: { driver: BETTER_SQLITE3, path, intervalMs },
+    workerData: { driver: BETTER_SQLITE3, path, intervalMs: CHECKPOINT_INTERVAL_MS },
     resourceLimits: { maxYoungGenerationSizeMb: 2 },
   });
   worker.unref();

@@ -135,6 +135,6 @@ export function pgArrayLiteral(rows: readonly unknown[][], k: number): string {
  * the table instead of the index alone (15 ms instead of 5.6 ms, measured). Must run outside a
  * transaction. SQLite's planner needs nothing here.
  */
-export async function refreshStatistics(db: Kysely<any>, table: string): Promise<void> {
+export async function refreshAfterBulkLoad(db: Kysely<any>, table: string): Promise<void> {
   if (engineOf(db) === 'postgres') await sql`vacuum (analyze) ${sql.table(table)}`.execute(db);
 }

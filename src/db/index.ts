@@ -23,9 +23,10 @@ export interface Database {
    * A number that changes whenever the accounts may have changed, by this process or another, read
    * without a query. SQLite: whenever any data may have changed (`total_changes()` and `PRAGMA
    * data_version`, about 1 µs). PostgreSQL, with `server`: when a notification from the accounts
-   * trigger arrives (`watchAccounts`). Absent otherwise: callers then keep nothing between requests.
+   * trigger arrives (`watchAccounts`), and undefined while it cannot hear them. Absent otherwise.
+   * Without a version callers keep nothing between requests.
    */
-  readonly version?: () => number;
+  readonly version?: () => number | undefined;
   close(): Promise<void>;
 }
 

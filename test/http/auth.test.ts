@@ -98,8 +98,12 @@ describe('authentication', () => {
       for (let i = 0; i < 600 && !ok(); i++) await new Promise((r) => setTimeout(r, 10));
       assert.ok(ok());
     };
-    const steady = () => version() === version();
-    await until(steady); // listening: the version holds between changes
+    // Listening: there is a version, and it holds between changes.
+    const steady = () => {
+      const v = version();
+      return v !== undefined && v === version();
+    };
+    await until(steady);
     const c = new Client(t.app, await changeAccounts(t.database, () => createAccount(t.database.db, 'Watched')));
     assert.equal((await c.get('/contacts-type')).status, 200);
     // The listening connection dies; a rotation committed meanwhile sends a notification nobody hears.

@@ -1,9 +1,15 @@
 import assert from 'node:assert/strict';
 import { after, before } from 'node:test';
-import { make, setup, type TestContext } from '../helpers.js';
+import { fieldErrors, make, setup, type TestContext } from '../helpers.js';
 
 export const TS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
 export const RNF = { status: 'failed', errors: 'Record Not Found' };
+/** The 422 body of a contact add or update without its three required fields. */
+export const MISSING_CONTACT_FIELDS = fieldErrors({
+  contact_type_id: ['The contact type id field is required.'],
+  email: ['The email field is required.'],
+  country: ['The country field is required.'],
+});
 export const CONTACT_KEYS = [
   'id', 'user_id', 'contact_type_id', 'first_name', 'last_name', 'email', 'alt_email', 'country', 'state', 'city',
   'address_line1', 'address_line2', 'state_province_region', 'postal_code', 'custom_field', 'deleted_at', 'created_at',

@@ -3,7 +3,7 @@ import { label, messages } from '../../http/messages.js';
 import { CONTACT_COLUMNS, RESERVED_EXTRAS, type FieldType } from '../fields/fields.reserved.js';
 import { findCountry } from '../geo/geo.data.js';
 import { isEmail } from '../unsubscribes/unsubscribes.schema.js';
-import { recordBatches, type RecordSource } from './contacts.csv.records.js';
+import { recordBatches, type RecordSource, type ScanError } from './contacts.csv.records.js';
 import { fieldTypeMessage, fitsFieldType } from './contacts.values.js';
 
 /** The contact's own columns, in this order in `ImportRow.values`. */
@@ -188,7 +188,7 @@ export function checkRecord(record: string[], plan: HeaderPlan, fail: (field: st
 }
 
 /** A scan failure (`ScanError`) → the text reported on the `file` field, naming the row it started on. */
-function formatError(err: { code?: string; records?: number }): CsvFormatError {
+function formatError(err: ScanError): CsvFormatError {
   // `records` counts the records read before the failing one (blank lines included, like our rows).
   const where = typeof err.records === 'number' ? ` (row ${err.records + 1})` : '';
   const reason =
@@ -205,7 +205,7 @@ function formatError(err: { code?: string; records?: number }): CsvFormatError {
 /** Scan errors become the `file` field's message; others (disk, worker) pass through. */
 function asFormatError(err: unknown): unknown {
   const code = (err as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && code.startsWith('CSV_') ? formatError(err as { code: string; records?: number }) : err;
+  return typeof code === 'string' && code.startsWith('CSV_') ? formatError(err as ScanError) : err;
 }
 
 /**

@@ -13,7 +13,7 @@ import { CsvFormatError, STD_COLUMNS, readContactCsv, sniffCsv, type ImportRow, 
 import { recordBatches, recordBatchesInWorker, WORKER_MIN_BYTES } from './contacts.csv.records.js';
 import { contactsByEmailKeys, contactUpserter, hasContacts, type ExistingContact } from './contacts.csv.queries.js';
 import { parseCustomValues, serializeCustomValues } from './contacts.values.js';
-import { refreshStatistics } from '../../db/dialect.js';
+import { refreshAfterBulkLoad } from '../../db/dialect.js';
 
 /** Imports that create this many contacts refresh the table's planner statistics afterwards. */
 const ANALYZE_AFTER_ROWS = 10_000;
@@ -180,7 +180,7 @@ export async function importContactsCsv(deps: AppDeps, userId: number, upload: C
     await reader.return(undefined);
   }
   if (summary.created >= ANALYZE_AFTER_ROWS) {
-    refreshStatistics(db, 'contacts').catch((err) => deps.log.warn({ err }, 'vacuum analyze after import failed'));
+    refreshAfterBulkLoad(db, 'contacts').catch((err) => deps.log.warn({ err }, 'vacuum analyze after import failed'));
   }
   // Fire and forget: the import is committed whatever happens to the notification mail.
   const details = { contact_type_id: typeId, created: summary.created, updated: summary.updated, skipped: summary.skipped };
