@@ -53,3 +53,38 @@ export function schema<B extends TSchema | undefined, Q extends TSchema | undefi
 
 /** The success envelope around `message` as a response schema: Fastify compiles it into a serializer. */
 export const Success = <T extends TSchema>(message: T) => Type.Object({ status: Type.Literal('success'), message });
+
+/** Field name → messages, as every 422 (and a 401 without key headers) carries them. */
+const FieldMessages = Type.Record(Type.String(), Type.Array(Type.String()));
+
+/** `{status:'failed', errors:'<text>'}`. */
+export const FailedText = Type.Object({ status: Type.Literal('failed'), errors: Type.String() });
+
+/** `{status:'failed', errors:{<field>:['<message>', …]}}`. */
+export const FailedFields = Type.Object({ status: Type.Literal('failed'), errors: FieldMessages });
+
+/** A failure whose `errors` is a text or field messages (401: missing headers or wrong keys). */
+export const FailedAny = Type.Object({ status: Type.Literal('failed'), errors: Type.Union([Type.String(), FieldMessages]) });
+
+/** `{status:'success', message:'<text>'}`. */
+export const OkText = Success(Type.String());
+
+/** A create's answer: `{status:'success', message:'<text>', id:<new id>}`. */
+export const OkCreated = Type.Object({ status: Type.Literal('success'), message: Type.String(), id: Type.Integer() });
+
+/** The deletes whose success text also stands in `errors`. */
+export const OkInErrors = Type.Object({ status: Type.Literal('success'), errors: Type.String(), message: Type.String() });
+
+/** Failures any route with keys can answer: a malformed body, wrong keys, too large, too many, a fault. */
+const COMMON_FAILURES = { 400: FailedText, 401: FailedAny, 413: FailedText, 429: FailedText, 500: FailedText };
+
+/**
+ * A route's `response` schemas: its success body, the failures every authenticated route can
+ * answer, and those it names (404 not found, 409 state conflict, 422 field errors). Fastify
+ * serialises each response with them, and the OpenAPI document is generated from them.
+ */
+export function responses<S extends TSchema>(success: S, ...failures: Array<404 | 409 | 422>) {
+  const named: Partial<Record<404 | 409 | 422, TSchema>> = {};
+  for (const code of failures) named[code] = code === 422 ? FailedFields : FailedText;
+  return { 200: success, ...COMMON_FAILURES, ...named };
+}
