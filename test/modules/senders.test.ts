@@ -188,11 +188,12 @@ describe('senders', () => {
     const { id: foreign } = await saveSender(suite.t.b);
     const userId = suite.t.a.keys!.user_id;
     const db = suite.t.database.db;
-    assert.equal(await senderFailure(db, userId, id), 'The selected sender id is not verified.');
+    const deps = suite.t.app.deps;
+    assert.equal(await senderFailure(deps, userId, id), 'The selected sender id is not verified.');
     assert.equal(await findVerifiedSender(db, userId, id), undefined);
     await open(linkIn(mail));
-    assert.equal(await senderFailure(db, userId, id), null);
+    assert.equal(await senderFailure(deps, userId, id), null);
     assert.equal((await findVerifiedSender(db, userId, id))?.id, id);
-    assert.equal(await senderFailure(db, userId, foreign), 'The selected sender id is invalid.');
+    assert.equal(await senderFailure(deps, userId, foreign), 'The selected sender id is invalid.');
   });
 });
