@@ -12,7 +12,7 @@ import { MAX_ADDRESSES, parseEmailList, toUnsubscriber, type UnsubscriberRow } f
 export type UnsubscribeList = 'global' | 'groups';
 
 /** The list source of one list of the account: global entries (null) or a group's recipients. */
-function unsubscriberList(db: Db, userId: number, groupId: GroupKey) {
+function listUnsubscribers(db: Db, userId: number, groupId: GroupKey) {
   return queryListSource(
     () => selectUnsubscribers(db, userId, groupId),
     'id',
@@ -22,7 +22,7 @@ function unsubscriberList(db: Db, userId: number, groupId: GroupKey) {
 
 /** The account's global unsubscribe list. */
 export function listGlobalUnsubscribes(deps: AppDeps, userId: number) {
-  return unsubscriberList(deps.database.db, userId, null);
+  return listUnsubscribers(deps.database.db, userId, null);
 }
 
 /** A live group's recipients; a missing, malformed, foreign or deleted group is RNF. */
@@ -30,7 +30,7 @@ export async function listGroupRecipients(deps: AppDeps, userId: number, rawGrou
   const { db } = deps.database;
   const groupId = toId(rawGroupId);
   if (!groupId || !(await findUnsubscribeGroup(db, userId, groupId))) throw new NotFound(RNF);
-  return unsubscriberList(db, userId, groupId);
+  return listUnsubscribers(db, userId, groupId);
 }
 
 /**
