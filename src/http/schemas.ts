@@ -1,4 +1,4 @@
-import { Type, type TOptional, type TSchema, type TString } from '@sinclair/typebox';
+import { Type, type ObjectOptions, type TOptional, type TSchema, type TString } from '@sinclair/typebox';
 
 /** A positive integer id in a body. */
 export const Id = Type.Integer({ minimum: 1, maximum: 2_147_483_647 });
@@ -52,7 +52,8 @@ export function schema<B extends TSchema | undefined, Q extends TSchema | undefi
 }
 
 /** The success envelope around `message` as a response schema: Fastify compiles it into a serializer. */
-export const Success = <T extends TSchema>(message: T) => Type.Object({ status: Type.Literal('success'), message });
+export const Success = <T extends TSchema>(message: T, options?: ObjectOptions) =>
+  Type.Object({ status: Type.Literal('success'), message }, options);
 
 /** A value or null. */
 export const Nullable = <T extends TSchema>(s: T) => Type.Union([s, Type.Null()]);

@@ -24,7 +24,9 @@ export const NotificationRecipientShape = Type.Object(
   { description: 'An address mailed a short note on each event of the account (a single send completed, a CSV import finished, a sender verified, an automation set live or paused).' },
 );
 
-export const NotificationRecipientList = Success(ListMessage('notifications', NotificationRecipientShape));
+export const NotificationRecipientList = Success(ListMessage('notifications', NotificationRecipientShape), {
+  description: "The account's notification recipients, newest first.",
+});
 
 /** The API shape of a notification recipient. */
 export function toNotificationRecipient(row: NotificationRecipientRow) {

@@ -77,6 +77,7 @@ export const SegmentList = Success(
       { description: 'The contacts of one contact type that match its conditions, plus recipients added by hand.' },
     ),
   ),
+  { description: "The account's segments, newest first." },
 );
 
 /** The API shape of a segment (`segment_emails_count` only in the list). */
@@ -135,7 +136,7 @@ export const SegmentRecipientShape = Type.Object(
   { description: 'A member of a segment: a matching contact (its current fields) or a recipient added by hand.' },
 );
 
-export const SegmentRecipientList = Success(ListMessage('contactEmails', SegmentRecipientShape));
+export const SegmentRecipientList = Success(ListMessage('contactEmails', SegmentRecipientShape), { description: "The segment's members, newest first." });
 
 /** The API shape of a segment recipient; `country` is the country's name, as in the contact list. */
 export function toSegmentRecipient(row: RecipientListRow) {

@@ -56,7 +56,7 @@ export const SenderShape = Type.Object(
   { description: 'An address campaigns are sent from; single sends and automations take only verified ones.' },
 );
 
-export const SenderList = Success(ListMessage('senders', SenderShape));
+export const SenderList = Success(ListMessage('senders', SenderShape), { description: "The account's senders, newest first." });
 export const SenderDetails = Success(Type.Object({ sender: SenderShape }));
 
 /** The API shape of a sender (field order as the API has always shown it). */

@@ -52,6 +52,7 @@ export const UnsubscribeGroupList = Success(
     'unsubscribesGroups',
     Type.Object({ ...groupProperties, unsubscribe_clients_count: Type.Integer({ minimum: 0, description: 'Recipients of the group.' }) }),
   ),
+  { description: "The account's unsubscribe groups, newest first." },
 );
 
 /** Details: `{unsubscribesGroup}`. */

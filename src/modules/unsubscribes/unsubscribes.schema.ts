@@ -56,13 +56,16 @@ export const UnsubscriberShape = Type.Object(
 );
 
 /** The global list (`unSubscribers`). */
-export const GlobalUnsubscribeList = Success(ListMessage('unSubscribers', UnsubscriberShape));
+export const GlobalUnsubscribeList = Success(ListMessage('unSubscribers', UnsubscriberShape), {
+  description: "The account's global unsubscribes, newest first.",
+});
 /** A group's recipients (`recipients`). */
-export const GroupRecipientList = Success(ListMessage('recipients', UnsubscriberShape));
+export const GroupRecipientList = Success(ListMessage('recipients', UnsubscriberShape), { description: "The group's recipients, newest first." });
 
 /** The answer of an add: `id` of the first address's entry and `ids` of every address's, in input order. */
 export const OkAdded = Type.Object({
   ...OkCreated.properties,
+  id: Type.Integer({ description: 'The entry of the first address.' }),
   ids: Type.Array(Type.Integer(), { description: 'The entry of each address sent, in order (an address already on the list keeps its entry).' }),
 });
 
