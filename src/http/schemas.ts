@@ -1,4 +1,4 @@
-import { Type, type TOptional, type TSchema, type TString } from '@sinclair/typebox';
+import { Type, type ObjectOptions, type TOptional, type TSchema, type TString } from '@sinclair/typebox';
 
 /** A positive integer id in a body. */
 export const Id = Type.Integer({ minimum: 1, maximum: 2_147_483_647 });
@@ -52,7 +52,27 @@ export function schema<B extends TSchema | undefined, Q extends TSchema | undefi
 }
 
 /** The success envelope around `message` as a response schema: Fastify compiles it into a serializer. */
-export const Success = <T extends TSchema>(message: T) => Type.Object({ status: Type.Literal('success'), message });
+export const Success = <T extends TSchema>(message: T, options?: ObjectOptions) =>
+  Type.Object({ status: Type.Literal('success'), message }, options);
+
+/** A value or null. */
+export const Nullable = <T extends TSchema>(s: T) => Type.Union([s, Type.Null()]);
+
+/** A record's `created_at`, `updated_at` or `deleted_at`: UTC text with microseconds. */
+export const Timestamp = Type.String({ description: 'UTC, `YYYY-MM-DDTHH:MM:SS.ffffffZ`' });
+
+/** The `meta` of a list page. */
+const PageMeta = Type.Object(
+  { page: Type.Integer({ minimum: 1 }), per_page: Type.Integer({ minimum: 1 }), total: Type.Integer({ minimum: 0 }) },
+  { description: 'Present when the query asks for a page (`page` or `per_page`).' },
+);
+
+/**
+ * The `message` of a list: `{[key]: [item, …]}`, newest first; the whole list, or with `page` or
+ * `per_page` in the query one page and its `meta`.
+ */
+export const ListMessage = <T extends TSchema>(key: string, item: T) =>
+  Type.Object({ [key]: Type.Array(item), meta: Type.Optional(PageMeta) });
 
 /** Field name → messages, as every 422 (and a 401 without key headers) carries them. */
 const FieldMessages = Type.Record(Type.String(), Type.Array(Type.String()));

@@ -2,7 +2,7 @@ import { open } from 'node:fs/promises';
 import { label, messages } from '../../http/messages.js';
 import { CONTACT_COLUMNS, RESERVED_EXTRAS, type FieldType } from '../fields/fields.reserved.js';
 import { findCountry } from '../geo/geo.data.js';
-import { isEmail } from '../unsubscribes/unsubscribes.schema.js';
+import { isEmail } from '../../util/email.js';
 import { recordBatches, type RecordSource, type ScanError } from './contacts.csv.records.js';
 import { fieldTypeMessage, fitsFieldType } from './contacts.values.js';
 

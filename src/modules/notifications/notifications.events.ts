@@ -5,7 +5,7 @@ import { sendQuietly, systemFrom } from '../../delivery/transports.js';
 import { escapeHtml } from '../../delivery/placeholders.js';
 import { selectNotificationRecipients } from './notifications.queries.js';
 
-/** Events that mail every notification recipient of the account (contract §14). */
+/** Events that mail every notification recipient of the account. */
 export type EventName = 'single_send.completed' | 'contacts.imported' | 'sender.verified' | 'automation.live' | 'automation.paused';
 
 /** Subject and first sentence of each event's mail. */
