@@ -1,0 +1,16 @@
+import { setup } from './helpers.ts';
+import { Validator } from '@seriousme/openapi-schema-validator';
+const t = await setup();
+const r = await t.anon.get('/openapi.json');
+console.log(r.status, Object.keys(r.body.paths).length);
+const v = new Validator();
+const res = await v.validate(r.body);
+console.log(res.valid, JSON.stringify(res.errors)?.slice(0, 1500));
+console.log(JSON.stringify(r.body.paths['/contacts/details'], null, 1).slice(0, 3000));
+console.log(JSON.stringify(r.body.paths['/docs']));
+const d = await t.anon.get('/docs');
+console.log(d.status, d.headers['content-type'], d.text.slice(0, 2000));
+const s = await t.anon.get('/docs/static/swagger-ui.css');
+console.log(s.status, s.headers['content-type']);
+t.app.printRoutes && console.log(t.app.printRoutes({commonPrefix:false}).split('\n').filter(l=>/docs|openapi/.test(l)).join('\n'));
+await t.close();
