@@ -9,6 +9,9 @@ export const Text = (max = 255) => Type.String({ maxLength: max });
 /** A text field that ends up in a mail header: CR and LF are rejected (no header injection). */
 export const HeaderText = (max = 255) => Type.String({ maxLength: max, pattern: '^[^\\r\\n]*$' });
 
+/** A value or null (a response field that may be empty). */
+export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+
 /** An email address. */
 export const Email = Type.String({ format: 'email', maxLength: 254 });
 
@@ -137,3 +140,10 @@ const PageMeta = Type.Object(
  */
 export const ListOf = <T extends TSchema>(key: string, item: T) =>
   Success(Type.Object({ [key]: Type.Array(item), meta: Type.Optional(PageMeta) }), 'The records, newest first.');
+
+/**
+ * A response that is not JSON (a CSV file, an image, an HTML page), documented with its media
+ * type. Its body is sent as text or bytes, so no serializer uses the schema.
+ */
+export const Media = (mediaType: string, description: string, schema: TSchema = Type.String()) =>
+  Type.Unsafe<string | Buffer>({ description, content: { [mediaType]: { schema } } });
