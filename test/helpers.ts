@@ -101,7 +101,7 @@ export function checkAgainstDocument(app: App, method: string, url: string, res:
   check.check(method, url, { status: res.statusCode, headers: res.headers, rawPayload: res.rawPayload });
 }
 
-/** The 401 body of a call without either key header (contract §3). */
+/** The 401 body of a call without either key header. */
 export const MISSING_KEYS = {
   status: 'failed',
   errors: { PublicKey: ['The public key field is required.'], SecretKey: ['The secret key field is required.'] },
