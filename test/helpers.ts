@@ -81,8 +81,12 @@ export const UNDOCUMENTED_FOR_NOW: readonly string[] = [
   '/segment',
   '/unsubscribes-groups',
   '/global-unsubscribes',
-  '/sender/',
   '/senders',
+  '/sender/save',
+  '/sender/details',
+  '/sender/update',
+  '/sender/delete',
+  '/sender/resend-mail',
   '/notification-recipient',
 ];
 
