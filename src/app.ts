@@ -9,6 +9,7 @@ import { createTransport } from './delivery/transports.js';
 import { parseForm, registerBodyParsing } from './http/body.js';
 import { registerErrorHandling } from './http/error-handler.js';
 import { registerAuth } from './http/auth.js';
+import { registerOpenApi } from './http/openapi.js';
 import { AppError } from './http/errors.js';
 import { contactTypeRoutes } from './modules/contact-types/contact-types.routes.js';
 import { fieldRoutes } from './modules/fields/fields.routes.js';
@@ -79,6 +80,7 @@ export async function buildApp(deps: AppInput): Promise<App> {
     });
   }
 
+  await registerOpenApi(app);
   await app.register(contactTypeRoutes);
   await app.register(fieldRoutes);
   await app.register(contactRoutes);

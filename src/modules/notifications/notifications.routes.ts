@@ -22,13 +22,13 @@ export const notificationRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/notification-recipients',
-    { schema: { querystring: ListNotificationRecipientsQuery, response: responses(NotificationRecipientList, 422) } },
+    { schema: { summary: 'List notification recipients', querystring: ListNotificationRecipientsQuery, response: responses(NotificationRecipientList, 422) } },
     (req, reply) => sendList(reply, 'notifications', req.query, listNotificationRecipients(deps, req.userId)),
   );
 
   app.post(
     '/notification-recipient/save',
-    { schema: { body: SaveNotificationRecipientBody, response: responses(OkCreated, 422) }, config: { deferValidation: true } },
+    { schema: { summary: 'Add a notification recipient', body: SaveNotificationRecipientBody, response: responses(OkCreated, 422) }, config: { deferValidation: true } },
     async (req) => {
       const id = await addNotificationRecipient(deps, req.userId, req.body, schemaErrors(req));
       return ok('Added Successfully', { id });
@@ -37,14 +37,14 @@ export const notificationRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.delete(
     '/notification-recipient/delete',
-    { schema: { querystring: NotificationRecipientIdQuery, response: responses(OkText, 404, 422) } },
+    { schema: { summary: 'Delete a notification recipient', querystring: NotificationRecipientIdQuery, response: responses(OkText, 404, 422) } },
     async (req) => {
       await deleteNotificationRecipient(deps, req.userId, req.query.id);
       return ok('Deleted Successfully');
     },
   );
 
-  app.post('/notification-recipient/bulk-delete', { schema: { body: StrIds, response: responses(OkText, 404, 422) } }, async (req) => {
+  app.post('/notification-recipient/bulk-delete', { schema: { summary: 'Delete several notification recipients', body: StrIds, response: responses(OkText, 404, 422) } }, async (req) => {
     await bulkDeleteNotificationRecipients(deps, req.userId, req.body.strIds);
     return ok('Deleted Successfully');
   });

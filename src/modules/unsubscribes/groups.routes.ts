@@ -10,13 +10,13 @@ import { createGroup, deleteGroup, getGroup, listUnsubscribeGroups, updateGroup 
 export const unsubscribeGroupRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { deps } = app;
 
-  app.get('/unsubscribes-groups', { schema: { querystring: ListGroupsQuery, response: responses(UnsubscribeGroupList, 422) } }, (req, reply) =>
+  app.get('/unsubscribes-groups', { schema: { summary: 'List unsubscribe groups', querystring: ListGroupsQuery, response: responses(UnsubscribeGroupList, 422) } }, (req, reply) =>
     sendList(reply, 'unsubscribesGroups', req.query, listUnsubscribeGroups(deps, req.userId)),
   );
 
   app.post(
     '/unsubscribes-groups/save',
-    { schema: { body: GroupBody, response: responses(OkCreated, 422) }, config: { deferValidation: true } },
+    { schema: { summary: 'Create an unsubscribe group', body: GroupBody, response: responses(OkCreated, 422) }, config: { deferValidation: true } },
     async (req) => {
       const id = await createGroup(deps, req.userId, req.body, schemaErrors(req));
       return ok('Saved Successfully', { id });
@@ -25,21 +25,21 @@ export const unsubscribeGroupRoutes: FastifyPluginAsyncTypebox = async (app) => 
 
   app.get(
     '/unsubscribes-groups/details',
-    { schema: { querystring: GroupIdQuery, response: responses(UnsubscribeGroupDetails, 404, 422) } },
+    { schema: { summary: 'View an unsubscribe group', querystring: GroupIdQuery, response: responses(UnsubscribeGroupDetails, 404, 422) } },
     async (req) => ok({ unsubscribesGroup: await getGroup(deps, req.userId, req.query.id) }),
   );
 
   // Unlike the other updates, the id travels in the query and only the fields in the body.
   app.post(
     '/unsubscribes-groups/update',
-    { schema: { querystring: GroupIdQuery, body: GroupBody, response: responses(OkText, 404, 422) }, config: { deferValidation: true } },
+    { schema: { summary: 'Update an unsubscribe group', querystring: GroupIdQuery, body: GroupBody, response: responses(OkText, 404, 422) }, config: { deferValidation: true } },
     async (req) => {
       await updateGroup(deps, req.userId, req.query.id, req.body, schemaErrors(req));
       return ok('Updated Successfully');
     },
   );
 
-  app.delete('/unsubscribes-groups/delete', { schema: { querystring: GroupIdQuery, response: responses(OkText, 404, 422) } }, async (req) => {
+  app.delete('/unsubscribes-groups/delete', { schema: { summary: 'Delete an unsubscribe group', querystring: GroupIdQuery, response: responses(OkText, 404, 422) } }, async (req) => {
     await deleteGroup(deps, req.userId, req.query.id);
     return ok('Deleted Successfully');
   });
