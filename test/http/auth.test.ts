@@ -2,7 +2,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createAccount, rotateAccountKeys } from '../../src/modules/accounts/accounts.service.js';
 import { sql } from 'kysely';
-import { ACCOUNTS_WATCH_APP } from '../../src/db/accounts-watch.js';
+import { LISTENER_APP } from '../../src/db/listener.js';
 import { changeAccounts, Client, ENGINE, setup, type TestContext } from '../helpers.js';
 
 const INVALID = { status: 'failed', errors: 'Invalid API credentials' };
@@ -107,7 +107,7 @@ describe('authentication', () => {
     const c = new Client(t.app, await changeAccounts(t.database, () => createAccount(t.database.db, 'Watched')));
     assert.equal((await c.get('/contacts-type')).status, 200);
     // The listening connection dies; a rotation committed meanwhile sends a notification nobody hears.
-    await sql`select pg_terminate_backend(pid) from pg_stat_activity where application_name = ${ACCOUNTS_WATCH_APP} and datname = current_database()`.execute(t.database.db);
+    await sql`select pg_terminate_backend(pid) from pg_stat_activity where application_name = ${LISTENER_APP} and datname = current_database()`.execute(t.database.db);
     await until(() => !steady());
     const fresh = await rotateAccountKeys(t.database.db, c.keys!.user_id);
     const r = await c.get('/contacts-type');
