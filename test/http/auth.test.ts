@@ -67,6 +67,16 @@ describe('authentication', () => {
     }
   });
 
+  it('rejects a wrong secret of the right length for a key it has just verified', async () => {
+    const { public_key, secret_key } = t.a.keys!;
+    assert.equal((await t.a.get('/contacts-type')).status, 200);
+    const last = secret_key.at(-1) === 'A' ? 'B' : 'A';
+    const r = await t.anon.request('GET', '/contacts-type', { headers: { PublicKey: public_key, SecretKey: secret_key.slice(0, -1) + last } });
+    assert.equal(r.status, 401);
+    assert.deepEqual(r.body, INVALID);
+    assert.equal((await t.a.get('/contacts-type')).status, 200);
+  });
+
   it('rejects a disabled account with the same text', async () => {
     const c = new Client(t.app, await createAccount(t.database.db, 'Disabled'));
     assert.equal((await c.get('/contacts-type')).status, 200);
