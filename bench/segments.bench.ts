@@ -12,7 +12,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
-import type { AppDeps } from '../src/app.js';
+import type { AppDeps } from '../src/deps.js';
 import { loadConfig } from '../src/config.js';
 import type { Transport } from '../src/delivery/transport.js';
 import { importContactsCsv } from '../src/modules/contacts/contacts.csv.service.js';

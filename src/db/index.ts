@@ -7,6 +7,7 @@ import type { DB } from './types.js';
 import type { Engine } from './dialect.js';
 import { checkpointInBackground } from './checkpoint.js';
 import { watchAccounts } from './accounts-watch.js';
+import { createListener, type Listener } from './listener.js';
 
 export type Db = Kysely<DB>;
 
@@ -27,6 +28,8 @@ export interface Database {
    * Without a version callers keep nothing between requests.
    */
   readonly version?: () => number | undefined;
+  /** PostgreSQL with `server`: the process's one LISTENing connection (`createListener`). */
+  readonly listener?: Listener;
   close(): Promise<void>;
 }
 
@@ -37,8 +40,8 @@ export interface DbOptions {
   /**
    * For a long-running server; the CLI's short runs leave it off. SQLite file: WAL checkpoints run
    * in a background thread instead of inside the commits of this connection
-   * (`checkpointInBackground`). PostgreSQL: a connection listens for changes to accounts
-   * (`watchAccounts`), which gives `version`.
+   * (`checkpointInBackground`). PostgreSQL: the process's listening connection (`listener`),
+   * which hears changes to accounts (`watchAccounts`) and gives `version`.
    */
   server?: boolean;
 }
@@ -60,12 +63,12 @@ export function createDb(url: string, options: DbOptions = {}): Database {
       if (!name) names.set(q.sql, (name = `hot_${names.size}`));
       return (await pool.query({ name, text: q.sql, values: q.parameters as unknown[] })).rows as R[];
     };
-    const accounts = options.server ? watchAccounts(url) : undefined;
+    const listener = options.server ? createListener(url) : undefined;
     const close = async () => {
-      await accounts?.close();
+      await listener?.close();
       await db.destroy();
     };
-    return { db, engine: 'postgres', read, version: accounts?.version, close };
+    return { db, engine: 'postgres', read, version: listener && watchAccounts(listener), listener, close };
   }
   const path = url.replace(/^sqlite:(\/\/)?/, '') || ':memory:';
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });

@@ -28,3 +28,9 @@ export async function migrateToLatest(db: Db): Promise<void> {
     throw new Error(`migration ${failed?.migrationName ?? ''} failed: ${String((error as Error)?.message ?? error)}`);
   }
 }
+
+/** The names of the known migrations not yet applied to this database, in order (readiness). */
+export async function listPendingMigrations(db: Db): Promise<string[]> {
+  const known = await new Migrator({ db, provider }).getMigrations();
+  return known.filter((m) => !m.executedAt).map((m) => m.name);
+}

@@ -1,4 +1,4 @@
-import type { AppDeps } from '../../app.js';
+import type { AppDeps } from '../../deps.js';
 import type { Db } from '../../db/index.js';
 import { NotFound, RNF, ValidationError } from '../../http/errors.js';
 import { messages, Rules, uniqueOr } from '../../http/messages.js';

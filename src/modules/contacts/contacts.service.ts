@@ -1,4 +1,4 @@
-import type { AppDeps } from '../../app.js';
+import type { AppDeps } from '../../deps.js';
 import type { Db } from '../../db/index.js';
 import { queryListSource } from '../../db/list-source.js';
 import { NotFound, RNF, type FieldErrors } from '../../http/errors.js';

@@ -1,4 +1,4 @@
-import type { AppDeps } from '../../app.js';
+import type { AppDeps } from '../../deps.js';
 import type { Config } from '../../config.js';
 import type { MailMessage } from '../../delivery/transport.js';
 import { sendQuietly, systemFrom } from '../../delivery/transports.js';

@@ -1,4 +1,4 @@
-import type { AppDeps } from '../../app.js';
+import type { AppDeps } from '../../deps.js';
 import type { Db } from '../../db/index.js';
 import { lockAccountSegments } from '../../db/dialect.js';
 import { queryListSource } from '../../db/list-source.js';

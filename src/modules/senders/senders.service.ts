@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { AppDeps } from '../../app.js';
+import type { AppDeps } from '../../deps.js';
 import type { Db } from '../../db/index.js';
 import { queryListSource } from '../../db/list-source.js';
 import { sendQuietly } from '../../delivery/transports.js';
