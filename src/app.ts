@@ -3,6 +3,7 @@ import compress from '@fastify/compress';
 import rateLimit from '@fastify/rate-limit';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppDeps, AppInput } from './deps.js';
+import { systemClock } from './queue/clock.js';
 import { createTransport } from './delivery/transports.js';
 import { parseForm, registerBodyParsing } from './http/body.js';
 import { registerErrorHandling } from './http/error-handler.js';
@@ -52,7 +53,7 @@ export async function buildApp(deps: AppInput): Promise<App> {
   const transport = deps.transport ?? createTransport(deps.config);
   if (!deps.transport) app.addHook('onClose', () => transport.close());
   const metrics = deps.metrics ?? createMetricsRegistry();
-  const full: AppDeps = { ...deps, transport, log: deps.log ?? app.log, metrics };
+  const full: AppDeps = { ...deps, transport, log: deps.log ?? app.log, metrics, clock: deps.clock ?? systemClock };
   app.decorate('deps', full);
 
   registerErrorHandling(app);

@@ -3,6 +3,7 @@ import type { Registry } from 'prom-client';
 import type { Config } from './config.js';
 import type { Database } from './db/index.js';
 import type { Transport } from './delivery/transport.js';
+import type { Clock } from './queue/clock.js';
 
 /**
  * What the app and the engine are given from outside: configuration, an open and migrated
@@ -24,11 +25,13 @@ export interface AppDeps {
    * several apps in one process (tests) keep separate counts.
    */
   metrics: Registry;
+  /** Where the engine reads the time (schedules, waits, retries): a controllable clock in tests. */
+  clock: Clock;
 }
 
 /**
  * What buildApp takes: without a `transport` it creates one from the configuration and closes it
  * with the app; a given transport belongs to the caller, who closes it. Without `metrics` it
- * creates a fresh registry.
+ * creates a fresh registry; without `clock` it reads the system clock.
  */
-export type AppInput = Omit<AppDeps, 'transport' | 'log' | 'metrics'> & Partial<Pick<AppDeps, 'transport' | 'log' | 'metrics'>>;
+export type AppInput = Omit<AppDeps, 'transport' | 'log' | 'metrics' | 'clock'> & Partial<Pick<AppDeps, 'transport' | 'log' | 'metrics' | 'clock'>>;

@@ -152,6 +152,86 @@ export interface SegmentExclusionTable {
   contact_id: number;
 }
 
+export interface SingleSendTable {
+  id: Generated<number>;
+  user_id: number;
+  utr: string;
+  template_id: number;
+  template_json: string | null;
+  template_html: string | null;
+  /** JSON text: `[{"id":"5","table":"contacts"}, …]`. */
+  recipient_id: string;
+  /** JSON text, `[]` when none. */
+  exclude_specific_recipient_id: Generated<string>;
+  sender_id: number;
+  unsubscribe_group_id: number;
+  single_send_name: string;
+  from_sender: string;
+  reply_to: string;
+  sender_name: string | null;
+  sender_address: string | null;
+  subject: string;
+  preheader: string;
+  schedule_type: number;
+  schedule_date: string;
+  schedule_time: string;
+  timezone: string | null;
+  /** UTC (`isoMicros`) when the send may start; null for a draft. */
+  due_at: string | null;
+  /** 0 initiate, 1 ready to send, 2 running, 3 completed. */
+  status: Generated<number>;
+  triggered: Generated<number>;
+  delivered: Generated<number>;
+  unique_opens: Generated<number>;
+  total_opens: Generated<number>;
+  bounces: Generated<number>;
+  unsubscribes: Generated<number>;
+  sent_at: string | null;
+  deleted_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Where a queued message stands. */
+export type MailState = 'queued' | 'sending' | 'sent' | 'bounced' | 'suppressed' | 'cancelled';
+
+/** What made a queued message: it decides how the message is rendered. */
+export type MailKind = 'system' | 'single_send' | 'automation';
+
+/** One outgoing message: the durable mail queue (see migration 009). */
+export interface MailMessageTable {
+  id: Generated<number>;
+  user_id: number;
+  kind: MailKind;
+  single_send_id: number | null;
+  automation_id: number | null;
+  contact_id: number | null;
+  email: string;
+  email_key: string;
+  /** JSON text: the whole message for `system` mails; extra values for others (or null). */
+  payload: string | null;
+  state: Generated<MailState>;
+  attempts: Generated<number>;
+  /** Due time; while `sending`, the end of the lease. */
+  next_attempt_at: string;
+  lease_owner: string | null;
+  last_error: string | null;
+  message_id: string | null;
+  sent_at: string | null;
+  opens: Generated<number>;
+  first_opened_at: string | null;
+  unsubscribed: Generated<number>;
+  created_at: string;
+  updated_at: string;
+}
+
+/** An address of the account that got a permanent failure: never mailed again by the account. */
+export interface BouncedAddressTable {
+  user_id: number;
+  email_key: string;
+  created_at: string;
+}
+
 export interface DB {
   accounts: AccountTable;
   fields: FieldTable;
@@ -164,4 +244,7 @@ export interface DB {
   segments: SegmentTable;
   segment_recipients: SegmentRecipientTable;
   segment_exclusions: SegmentExclusionTable;
+  single_sends: SingleSendTable;
+  mail_messages: MailMessageTable;
+  bounced_addresses: BouncedAddressTable;
 }
