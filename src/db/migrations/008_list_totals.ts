@@ -19,7 +19,9 @@ import { engineOf } from '../dialect.js';
  *   types cannot deadlock on them. TRUNCATE zeroes every count.
  *
  * Written for any schema from 006 on: it reads and writes only the columns `contacts.
- * contact_type_id`, `contacts.deleted_at` and `contact_types.contacts_count`.
+ * contact_type_id`, `contacts.deleted_at` and `contact_types.contacts_count`. A later migration
+ * that rebuilds `contacts` on SQLite (copy, drop, rename) drops these triggers with the old table
+ * and must create them again (test/db/list-totals.test.ts fails otherwise).
  */
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.alterTable('contact_types').addColumn('contacts_count', 'integer', (c) => c.notNull().defaultTo(0)).execute();
