@@ -13,6 +13,21 @@ declare module 'fastify' {
   }
 }
 
+const MALFORMED_MULTIPART = 'The multipart body is malformed.';
+
+/**
+ * The texts of busboy's parse errors, plain Errors without a code or status: no boundary in the
+ * content type, an empty or over-long one, a body that ends before its closing boundary.
+ */
+const BUSBOY_PARSE_ERROR =
+  /^(Multipart: Boundary not found|Boundary required|The needle cannot .*|Unexpected end of multipart data|\w+ terminated early due to unexpected end of multipart data)$/;
+
+/** True for an error that says the multipart body is broken (the client's fault, so a 400). */
+function isBrokenMultipart(err: FastifyError): boolean {
+  if (err.statusCode === undefined && !err.code) return BUSBOY_PARSE_ERROR.test(err.message ?? '');
+  return err.code === 'FST_PROTO_VIOLATION' || err.code === 'FST_INVALID_JSON_FIELD_ERROR' || err.code === 'FST_MP_PREMATURE_CLOSE';
+}
+
 /** Texts for framework errors that reach the handler with a 4xx status. */
 function frameworkText(err: FastifyError): string {
   switch (err.code) {
@@ -27,12 +42,17 @@ function frameworkText(err: FastifyError): string {
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return 'The request body is not valid JSON.';
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return 'The request body does not match its Content-Length.';
     default:
       return err.statusCode === 413 ? 'The request body is too large.' : 'Bad Request';
   }
 }
 
-/** The one error path: every failure leaves in the spec's envelope (contract §1). */
+/**
+ * The one error path: every failure leaves as `{status:'failed', errors}`, with a text (or field
+ * errors) and never a stack trace; only a failure of the service itself is a 500.
+ */
 export function registerErrorHandling(app: FastifyInstance): void {
   // Schema failures are attached, not thrown, so deferred routes can merge them with their rules.
   app.addHook('onRoute', (route) => {
@@ -52,6 +72,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
     if (error.validation) {
       return reply.code(422).send(failed(fieldErrorsFromAjv(error.validation)));
     }
+    if (isBrokenMultipart(error)) return reply.code(400).send(failed(MALFORMED_MULTIPART));
     const status = error.statusCode ?? 500;
     if (status === 429) return reply.code(429).send(failed('Too Many Requests: slow down and retry after the Retry-After seconds.'));
     if (status >= 400 && status < 500) {
