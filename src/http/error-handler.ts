@@ -14,6 +14,8 @@ declare module 'fastify' {
 }
 
 const MALFORMED_MULTIPART = 'The multipart body is malformed.';
+// @fastify/multipart refuses these names outright; urlencoded and JSON bodies take them as plain names.
+const RESERVED_PART_NAME = 'A multipart field may not be named like a member of every object (toString, constructor, __proto__, …).';
 
 /**
  * The texts of busboy's parse errors, plain Errors without a code or status: no boundary in the
@@ -25,7 +27,7 @@ const BUSBOY_PARSE_ERROR =
 /** True for an error that says the multipart body is broken (the client's fault, so a 400). */
 function isBrokenMultipart(err: FastifyError): boolean {
   if (err.statusCode === undefined && !err.code) return BUSBOY_PARSE_ERROR.test(err.message ?? '');
-  return err.code === 'FST_PROTO_VIOLATION' || err.code === 'FST_INVALID_JSON_FIELD_ERROR' || err.code === 'FST_MP_PREMATURE_CLOSE';
+  return err.code === 'FST_INVALID_JSON_FIELD_ERROR' || err.code === 'FST_MP_PREMATURE_CLOSE';
 }
 
 /** Texts for framework errors that reach the handler with a 4xx status. */
@@ -72,6 +74,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
     if (error.validation) {
       return reply.code(422).send(failed(fieldErrorsFromAjv(error.validation)));
     }
+    if (error.code === 'FST_PROTO_VIOLATION') return reply.code(400).send(failed(RESERVED_PART_NAME));
     if (isBrokenMultipart(error)) return reply.code(400).send(failed(MALFORMED_MULTIPART));
     const status = error.statusCode ?? 500;
     if (status === 429) return reply.code(429).send(failed('Too Many Requests: slow down and retry after the Retry-After seconds.'));
