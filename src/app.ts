@@ -7,7 +7,7 @@ import type { Database } from './db/index.js';
 import type { Transport } from './delivery/transport.js';
 import { createTransport } from './delivery/transports.js';
 import { parseForm, registerBodyParsing } from './http/body.js';
-import { registerErrorHandling } from './http/error-handler.js';
+import { answerClientError, answerFrameworkError, registerErrorHandling } from './http/error-handler.js';
 import { registerAuth } from './http/auth.js';
 import { AppError } from './http/errors.js';
 import { contactTypeRoutes } from './modules/contact-types/contact-types.routes.js';
@@ -55,6 +55,8 @@ export async function buildApp(deps: AppInput): Promise<App> {
     logger: deps.logger ?? false,
     bodyLimit: 10 * 1024 * 1024,
     trustProxy: true,
+    frameworkErrors: answerFrameworkError,
+    clientErrorHandler: answerClientError,
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, querystringParser: (s: string) => parseForm(s) },
     ajv: { customOptions: { allErrors: true, coerceTypes: 'array', removeAdditional: true, useDefaults: true } },
   }).withTypeProvider<TypeBoxTypeProvider>();

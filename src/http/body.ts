@@ -33,6 +33,9 @@ function withoutNul(s: string): string {
   return s.includes('\u0000') ? s.replaceAll('\u0000', '') : s;
 }
 
+/** The deepest nesting of fields read; deeper is a 400 (and never a stack overflow). */
+const MAX_DEPTH = 32;
+
 /** Object fields whose members sent empty are kept, as null: in `custom_field`, "clear this value". */
 const EMPTY_MEANS_CLEAR = new Set(['custom_field']);
 
@@ -44,25 +47,25 @@ const EMPTY_MEANS_CLEAR = new Set(['custom_field']);
  * fail on PostgreSQL (an error for the request, or every later JSON read of the contact's custom
  * values). Objects come out without a prototype, and a `__proto__` name is dropped.
  */
-export function normalizeInput(value: unknown, keepEmptyMembers = false): unknown {
+export function normalizeInput(value: unknown, keepEmptyMembers = false, depth = 0): unknown {
   if (typeof value === 'string') {
     const t = withoutNul(value).trim();
     return t === '' ? undefined : t;
   }
-  if (Array.isArray(value)) return value.map((v) => normalizeInput(v)).filter((v) => v !== undefined);
-  if (value && typeof value === 'object') {
-    // No prototype: a field named `constructor` or `toString` is only ever what the client sent.
-    const out: Record<string, unknown> = Object.create(null);
-    for (const [k, v] of Object.entries(value)) {
-      const key = withoutNul(k);
-      if (key === '__proto__') continue;
-      const n = normalizeInput(v, EMPTY_MEANS_CLEAR.has(key));
-      if (n !== undefined) out[key] = n;
-      else if (keepEmptyMembers && (v === null || typeof v === 'string')) out[key] = null;
-    }
-    return out;
+  if (value === null || typeof value !== 'object') return value === null ? undefined : value;
+  // No field nests this deep (a form's are cut at 5 levels); JSON may nest without end.
+  if (depth >= MAX_DEPTH) throw new AppError(400, `The request nests fields more than ${MAX_DEPTH} levels deep.`);
+  if (Array.isArray(value)) return value.map((v) => normalizeInput(v, false, depth + 1)).filter((v) => v !== undefined);
+  // No prototype: a field named `constructor` or `toString` is only ever what the client sent.
+  const out: Record<string, unknown> = Object.create(null);
+  for (const [k, v] of Object.entries(value)) {
+    const key = withoutNul(k);
+    if (key === '__proto__') continue;
+    const n = normalizeInput(v, EMPTY_MEANS_CLEAR.has(key), depth + 1);
+    if (n !== undefined) out[key] = n;
+    else if (keepEmptyMembers && (v === null || typeof v === 'string')) out[key] = null;
   }
-  return value === null ? undefined : value;
+  return out;
 }
 
 /** Reads the fields of a multipart body (files are drained and ignored) into a parsed form. */

@@ -1,4 +1,6 @@
-import type { FastifyError, FastifyInstance } from 'fastify';
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, ValidationError } from './errors.js';
 import { failed } from './envelope.js';
 import { fieldErrorsFromAjv } from './messages.js';
@@ -88,6 +90,38 @@ export function registerErrorHandling(app: FastifyInstance): void {
   });
 
   app.setNotFoundHandler((_request, reply) => reply.code(404).send(failed('Route not found')));
+}
+
+/**
+ * Fastify's `frameworkErrors` option: a URL the router cannot decode (`/%zz`, `/%FF`) or a path
+ * parameter over its length, answered in the envelope instead of Fastify's own body.
+ */
+export function answerFrameworkError(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  const text = error.code === 'FST_ERR_BAD_URL' ? 'The URL has a malformed percent-encoding.' : 'The URL is not valid.';
+  reply.code(error.statusCode && error.statusCode < 500 ? error.statusCode : 400).send(failed(text));
+}
+
+/**
+ * Fastify's `clientErrorHandler` option: a request Node's HTTP parser refuses (a malformed
+ * request line or header, contradictory lengths, headers too large, too slow), answered in the
+ * envelope on the raw socket, which then closes once the answer is written.
+ */
+export function answerClientError(err: NodeJS.ErrnoException, socket: Socket): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, text] =
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'The request headers are too large.']
+      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'The request took too long to arrive.']
+        : [400, 'The request is not valid HTTP.'];
+  const body = JSON.stringify(failed(text));
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroySoon();
 }
 
 /** The schema failures of a deferred route (see `deferValidation`), as field errors. */
