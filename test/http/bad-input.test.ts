@@ -58,5 +58,14 @@ describe('bad input found by the fuzz test', () => {
       assert.match(text, /\r\nContent-Type: application\/json; charset=utf-8\r\n/);
       assert.ok(text.endsWith('\r\n\r\n{"status":"failed","errors":"The request is not valid HTTP."}'), text);
     }
+    const huge = await new Promise<string>((resolve) => {
+      const chunks: Buffer[] = [];
+      const socket = net.connect(port, '127.0.0.1', () => socket.write(`GET /contacts-type HTTP/1.1\r\nX-Big: ${'x'.repeat(20_000)}\r\n\r\n`));
+      socket.on('data', (c) => chunks.push(c));
+      socket.on('error', () => undefined);
+      socket.on('close', () => resolve(Buffer.concat(chunks).toString()));
+    });
+    assert.match(huge, /^HTTP\/1\.1 431 Request Header Fields Too Large\r\n/);
+    assert.ok(huge.endsWith('{"status":"failed","errors":"The request headers are too large."}'), huge);
   });
 });
