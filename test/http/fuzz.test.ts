@@ -137,16 +137,20 @@ describe('fuzz: malformed requests to every route', () => {
 
   it(`answers ${INJECTED} generated requests through inject without a 5xx`, async () => {
     let sent = 0;
+    let reachedHandler = 0;
     await fc.assert(
       fc.asyncProperty(fuzzRequest(routes, keys), async (r: FuzzRequest) => {
         sent++;
         const res = await app.inject({ method: r.method as 'GET', url: r.url, headers: r.headers, payload: r.payload });
+        if (res.statusCode !== 401 && res.statusCode !== 404) reachedHandler++;
         const text = decoded(res.rawPayload, res.headers['content-encoding'] as string | undefined);
         checkAnswer(res.statusCode, res.headers['content-type'] as string | undefined, text, describeRequest(r));
       }),
       { seed: SEED, numRuns: INJECTED, endOnFailure: true, includeErrorInReport: true },
     );
     assert.ok(sent >= INJECTED);
+    // Most requests carry the account's keys: they must get past authentication to the handlers.
+    assert.ok(reachedHandler > INJECTED / 2, `only ${reachedHandler} of ${sent} got past authentication and routing`);
   });
 
   it(`answers ${OVER_SOCKETS} raw requests over a real connection without a 5xx`, async () => {
