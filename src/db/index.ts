@@ -27,6 +27,11 @@ export interface Database {
    * Without a version callers keep nothing between requests.
    */
   readonly version?: () => number | undefined;
+  /**
+   * Runs `fn` in one transaction, as `db.transaction()` does, and gives it the transaction's own
+   * connection on PostgreSQL (null on SQLite), for what Kysely cannot say: `COPY` (`copyRows`).
+   */
+  transactionWithClient<T>(fn: (trx: Db, client: pg.PoolClient | null) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -65,7 +70,8 @@ export function createDb(url: string, options: DbOptions = {}): Database {
       await accounts?.close();
       await db.destroy();
     };
-    return { db, engine: 'postgres', read, version: accounts?.version, close };
+    const transactionWithClient = <T>(fn: (trx: Db, client: pg.PoolClient | null) => Promise<T>) => onOneClient(pool, fn);
+    return { db, engine: 'postgres', read, version: accounts?.version, transactionWithClient, close };
   }
   const path = url.replace(/^sqlite:(\/\/)?/, '') || ':memory:';
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
@@ -90,7 +96,28 @@ export function createDb(url: string, options: DbOptions = {}): Database {
     await stopCheckpoints();
     await db.destroy();
   };
-  return { db, engine: 'sqlite', read, version: changeCounter(sqlite), close };
+  const transactionWithClient = <T>(fn: (trx: Db, client: pg.PoolClient | null) => Promise<T>) => db.transaction().execute((trx) => fn(trx, null));
+  return { db, engine: 'sqlite', read, version: changeCounter(sqlite), transactionWithClient, close };
+}
+
+/**
+ * A transaction on one connection taken from `pool`, run by a Kysely bound to that connection
+ * alone, so the caller's raw statements on `client` share the transaction. A failed transaction
+ * discards the connection rather than return it in an unknown state.
+ */
+async function onOneClient<T>(pool: pg.Pool, fn: (trx: Db, client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  const single = { connect: async () => ({ query: client.query.bind(client), release: () => undefined }), end: async () => undefined };
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: single as unknown as pg.Pool }) });
+  let failure: Error | undefined;
+  try {
+    return await db.transaction().execute((trx) => fn(trx, client));
+  } catch (err) {
+    failure = err instanceof Error ? err : new Error(String(err));
+    throw err;
+  } finally {
+    client.release(failure);
+  }
 }
 
 /** `Database.version` for SQLite: bumped when this connection changed rows or another one committed. */
