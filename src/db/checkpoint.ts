@@ -1,6 +1,5 @@
-import { createRequire } from 'node:module';
-import { Worker } from 'node:worker_threads';
 import type SQLite from 'better-sqlite3';
+import { startWorker } from '../util/workers.js';
 
 /** How often the background thread copies committed WAL frames into the database file. */
 export const CHECKPOINT_INTERVAL_MS = 250;
@@ -8,38 +7,18 @@ export const CHECKPOINT_INTERVAL_MS = 250;
 /** SQLite's own default: a commit that leaves this many WAL pages checkpoints on the spot. */
 const AUTO_CHECKPOINT_PAGES = 1000;
 
-const BETTER_SQLITE3 = createRequire(import.meta.url).resolve('better-sqlite3');
-
-/**
- * The thread's code: plain CommonJS needing only better-sqlite3, so it starts in a few tens of
- * milliseconds. Its own connection runs a PASSIVE checkpoint on a timer (it never waits for, nor
- * blocks, readers or the writer); on `close` it runs a last one and closes.
- */
-const SOURCE = `
-const { parentPort, workerData } = require('node:worker_threads');
-const Database = require(workerData.driver);
-const db = new Database(workerData.path, { fileMustExist: true });
-const checkpoint = () => db.pragma('wal_checkpoint(PASSIVE)');
-const timer = setInterval(checkpoint, workerData.intervalMs);
-parentPort.on('message', () => {
-  clearInterval(timer);
-  try { checkpoint(); } finally { db.close(); parentPort.close(); }
-});
-`;
-
 /**
  * Moves WAL checkpoints of a SQLite file off the connection that serves requests. By default
  * SQLite checkpoints inside the commit that pushes the WAL past 1,000 pages: a 200,000-row
  * import's commit then copies ~60 MB into the database file and syncs it before the response
  * goes out (a quarter of a second). Here the connection never checkpoints (`wal_autocheckpoint =
- * 0`) while a worker thread does, a few times a second. Should the thread die, the connection
+ * 0`) while a worker thread (`checkpoint.worker.ts`) does, a few times a second. Should the thread die, the connection
  * takes checkpoints back. Returns the function that stops the thread (call before closing).
  */
 export function checkpointInBackground(sqlite: SQLite.Database, path: string): () => Promise<void> {
   sqlite.pragma('wal_autocheckpoint = 0');
-  const worker = new Worker(SOURCE, {
-    eval: true,
-    workerData: { driver: BETTER_SQLITE3, path, intervalMs: CHECKPOINT_INTERVAL_MS },
+  const worker = startWorker(import.meta.url, 'checkpoint.worker', {
+    workerData: { path, intervalMs: CHECKPOINT_INTERVAL_MS },
     resourceLimits: { maxYoungGenerationSizeMb: 2 },
   });
   worker.unref();

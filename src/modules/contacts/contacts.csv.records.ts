@@ -1,5 +1,5 @@
 import { createReadStream } from 'node:fs';
-import { Worker } from 'node:worker_threads';
+import { startWorker } from '../../util/workers.js';
 import type { Delimiter } from './contacts.csv.parse.js';
 
 /** A single record may not exceed this many characters (an unclosed quote would swallow the file). */
@@ -26,8 +26,6 @@ export type ScanError = Error & { code: 'CSV_QUOTE_NOT_CLOSED' | 'CSV_MAX_RECORD
  * end of the text ends the last record. Throws a `ScanError` (`records`: `before` plus the records
  * in `out`): `CSV_QUOTE_NOT_CLOSED` when the final text ends inside quotes, `CSV_MAX_RECORD_SIZE`
  * when a record, complete or not, is longer than `maxChars`.
- *
- * Self-contained (no imports, no module state): the worker thread runs its source text.
  */
 export function scanRecords(text: string, final: boolean, delimiter: number, maxChars: number, out: string[][], before: number): number {
   const n = text.length;
@@ -105,8 +103,7 @@ export function scanRecords(text: string, final: boolean, delimiter: number, max
 
 /**
  * Records from a stream of UTF-8 text, in arrays of up to `size`: skips a leading BOM, scans each
- * chunk with what the previous one left unfinished, refuses text with NUL characters. Self-contained like `scanRecords` (the worker
- * runs both), so it names no import.
+ * chunk with what the previous one left unfinished, refuses text with NUL characters.
  */
 export async function* recordsOf(chunks: AsyncIterable<string>, delimiter: string, size: number, maxChars: number): AsyncGenerator<string[][]> {
   const d = delimiter.charCodeAt(0);
@@ -151,38 +148,6 @@ export const WORKER_MIN_BYTES = 1024 * 1024;
 /** Batches the worker may scan ahead of the consumer: smooths the two threads' pace, bounds memory. */
 const AHEAD = 2;
 
-/**
- * The worker's code: plain CommonJS around the two functions above (their source text), so the
- * thread starts in a few milliseconds without the app's modules or a TypeScript loader. It reads
- * the file, posts record batches while it has credit, and posts a scan error's fields. `__name`
- * is the helper some TypeScript transpilers insert to keep function names.
- */
-const SOURCE = `
-const { parentPort, workerData } = require('node:worker_threads');
-const { createReadStream } = require('node:fs');
-const __name = (f) => f;
-${scanRecords.toString()}
-${recordsOf.toString()}
-let credit = workerData.ahead;
-let wake = null;
-parentPort.on('message', (n) => { credit += n; if (wake) wake(); });
-(async () => {
-  try {
-    const chunks = createReadStream(workerData.path, { encoding: 'utf8', highWaterMark: workerData.readBytes });
-    for await (const records of recordsOf(chunks, workerData.delimiter, workerData.size, workerData.maxChars)) {
-      while (credit === 0) await new Promise((resolve) => (wake = resolve));
-      wake = null;
-      credit--;
-      parentPort.postMessage({ records });
-    }
-    parentPort.postMessage({ done: true });
-  } catch (err) {
-    parentPort.postMessage({ error: { code: err && err.code, records: err && err.records, message: String(err && err.message) } });
-  }
-  parentPort.close();
-})();
-`;
-
 type Reply = { records: string[][] } | { done: true } | { error: { code?: string; records?: number; message: string } };
 
 /**
@@ -190,8 +155,7 @@ type Reply = { records: string[][] } | { done: true } | { error: { code?: string
  * `code` and `records`. Stopping early terminates the worker.
  */
 export async function* recordBatchesInWorker(path: string, delimiter: Delimiter, size: number): AsyncGenerator<string[][]> {
-  const worker = new Worker(SOURCE, {
-    eval: true,
+  const worker = startWorker(import.meta.url, 'contacts.csv.worker', {
     workerData: { path, delimiter, size, ahead: AHEAD, readBytes: READ_BYTES, maxChars: MAX_RECORD_CHARS },
     // Short-lived garbage only: a small young generation keeps the thread's memory small.
     resourceLimits: { maxYoungGenerationSizeMb: 8 },
