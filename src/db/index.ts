@@ -5,7 +5,6 @@ import pg from 'pg';
 import { Kysely, PostgresDialect, SqliteDialect, type CompiledQuery } from 'kysely';
 import type { DB } from './types.js';
 import type { Engine } from './dialect.js';
-import { checkpointInBackground } from './checkpoint.js';
 import { watchAccounts } from './accounts-watch.js';
 
 export type Db = Kysely<DB>;
@@ -40,10 +39,8 @@ pg.types.setTypeParser(20, (v) => Number(v));
 
 export interface DbOptions {
   /**
-   * For a long-running server; the CLI's short runs leave it off. SQLite file: WAL checkpoints run
-   * in a background thread instead of inside the commits of this connection
-   * (`checkpointInBackground`). PostgreSQL: a connection listens for changes to accounts
-   * (`watchAccounts`), which gives `version`.
+   * For a long-running server; the CLI's short runs leave it off. PostgreSQL: a connection listens
+   * for changes to accounts (`watchAccounts`), which gives `version`. SQLite: no difference.
    */
   server?: boolean;
 }
@@ -85,17 +82,14 @@ export function createDb(url: string, options: DbOptions = {}): Database {
   // misses the page cache: 13% less CPU per contact lookup (bench:api). The mapped pages count in
   // the RSS while they are resident (page cache the kernel can drop), so the map stays bounded.
   sqlite.pragma('mmap_size = 67108864');
-  // A big import grows the WAL to its size; the next reset after a checkpoint trims it back.
+  // A big import grows the WAL to its size (SQLite checkpoints at its commit); the next reset
+  // after a checkpoint trims the file back.
   sqlite.pragma('journal_size_limit = 67108864');
-  const stopCheckpoints = options.server && path !== ':memory:' ? checkpointInBackground(sqlite, path) : async () => undefined;
   const statements = cachingStatements(sqlite);
   const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: statements }) });
   const read = async <R>(q: CompiledQuery<R>): Promise<R[]> =>
     sqlite.inTransaction ? (await db.executeQuery(q)).rows : (statements.prepare(q.sql).all(...(q.parameters as unknown[])) as R[]);
-  const close = async () => {
-    await stopCheckpoints();
-    await db.destroy();
-  };
+  const close = () => db.destroy();
   const transactionWithClient = <T>(fn: (trx: Db, client: pg.PoolClient | null) => Promise<T>) => db.transaction().execute((trx) => fn(trx, null));
   return { db, engine: 'sqlite', read, version: changeCounter(sqlite), transactionWithClient, close };
 }

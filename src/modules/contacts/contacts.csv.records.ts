@@ -1,5 +1,4 @@
 import { createReadStream } from 'node:fs';
-import { startWorker } from '../../util/workers.js';
 import type { Delimiter } from './contacts.csv.parse.js';
 
 /** A single record may not exceed this many characters (an unclosed quote would swallow the file). */
@@ -136,53 +135,4 @@ export type RecordSource = (path: string, delimiter: Delimiter, size: number) =>
 /** Reads records in this thread; the file is read only as fast as batches are taken. */
 export function recordBatches(path: string, delimiter: Delimiter, size: number): AsyncGenerator<string[][]> {
   return recordsOf(createReadStream(path, { encoding: 'utf8', highWaterMark: READ_BYTES }), delimiter, size, MAX_RECORD_CHARS);
-}
-
-/**
- * Files at least this big are read in a worker thread: the scan then overlaps the database work,
- * which better-sqlite3 does on the main thread. Smaller files stay on the main thread, where
- * starting a thread would cost more than it saves.
- */
-export const WORKER_MIN_BYTES = 1024 * 1024;
-
-/** Batches the worker may scan ahead of the consumer: smooths the two threads' pace, bounds memory. */
-const AHEAD = 2;
-
-type Reply = { records: string[][] } | { done: true } | { error: { code?: string; records?: number; message: string } };
-
-/**
- * A `RecordSource` that scans in a worker thread: the same batches and the same errors, with their
- * `code` and `records`. Stopping early terminates the worker.
- */
-export async function* recordBatchesInWorker(path: string, delimiter: Delimiter, size: number): AsyncGenerator<string[][]> {
-  const worker = startWorker(import.meta.url, 'contacts.csv.worker', {
-    workerData: { path, delimiter, size, ahead: AHEAD, readBytes: READ_BYTES, maxChars: MAX_RECORD_CHARS },
-    // Short-lived garbage only: a small young generation keeps the thread's memory small.
-    resourceLimits: { maxYoungGenerationSizeMb: 8 },
-  });
-  const queue: Reply[] = [];
-  let failure: Error | null = null;
-  let exited = false;
-  let wake: (() => void) | null = null;
-  worker.on('message', (m: Reply) => (queue.push(m), wake?.()));
-  worker.on('error', (err) => ((failure = err), wake?.()));
-  worker.on('exit', () => ((exited = true), wake?.()));
-  try {
-    for (;;) {
-      const reply = queue.shift();
-      if (reply === undefined) {
-        if (failure) throw failure;
-        if (exited) throw new Error('the CSV worker stopped before the end of the file');
-        await new Promise<void>((resolve) => (wake = resolve));
-        wake = null;
-        continue;
-      }
-      if ('done' in reply) return;
-      if ('error' in reply) throw Object.assign(new Error(reply.error.message), reply.error);
-      worker.postMessage(1); // one more batch may be scanned while this one is written
-      yield reply.records;
-    }
-  } finally {
-    await worker.terminate();
-  }
 }

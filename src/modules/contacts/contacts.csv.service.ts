@@ -11,7 +11,6 @@ import { CONTACT_COLUMNS, RESERVED_EXTRAS, fieldLabel } from '../fields/fields.r
 import { notifyEvent } from '../notifications/notifications.events.js';
 import { syncSegmentMembership } from '../segments/segments.membership.js';
 import { CsvFormatError, STD_COLUMNS, readContactCsv, sniffCsv, type ImportRow, type RowError } from './contacts.csv.parse.js';
-import { recordBatches, recordBatchesInWorker, WORKER_MIN_BYTES } from './contacts.csv.records.js';
 import { contactsByEmailKeys, contactSink, hasContacts, type ExistingContact } from './contacts.csv.queries.js';
 import { parseCustomValues, serializeCustomValues } from './contacts.values.js';
 import { refreshAfterBulkLoad } from '../../db/dialect.js';
@@ -126,11 +125,11 @@ export async function importContactsCsv(deps: AppDeps, userId: number, upload: C
   const { db } = deps.database;
   const typeId = await checkUpload(db, userId, upload);
   const path = upload.file!.path!;
-  const { delimiter, empty, bytes } = await sniffCsv(path);
+  const { delimiter, empty } = await sniffCsv(path);
   if (empty) throw fileError('The file is empty.');
   const customFields = [...(await customFieldsByName(db, userId))].map(([name, f]) => ({ name, type: f.field_type }));
   const opts = { delimiter, customFields, batchSize: BATCH, maxErrors: MAX_ERRORS };
-  const reader = readContactCsv(path, opts, bytes >= WORKER_MIN_BYTES ? recordBatchesInWorker : recordBatches);
+  const reader = readContactCsv(path, opts);
   const summary: ImportSummary = { created: 0, updated: 0, skipped: 0, errors: [] };
   try {
     const first = await reader.next();
