@@ -12,7 +12,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
-import type { AppDeps } from '../src/app.js';
+import type { AppDeps } from '../src/deps.js';
 import { loadConfig } from '../src/config.js';
 import type { Transport } from '../src/delivery/transport.js';
 import { importContactsCsv } from '../src/modules/contacts/contacts.csv.service.js';
@@ -154,7 +154,7 @@ async function benchEngine(engine: Engine): Promise<void> {
     // One untimed import, segment and reset first, so every timed run starts from the same state;
     // the segment's stored row gives the baseline its filter.
     await importContactsCsv(deps, userId, upload);
-    const template = (await findSegment(b.db, userId, await createSegment(b.db, userId, { ...SEGMENT, contact_type_id: typeId }, {})))!;
+    const template = (await findSegment(b.db, userId, await createSegment(deps, userId, { ...SEGMENT, contact_type_id: typeId }, {})))!;
     const baselineCount = serviceCount(template, await catalogueOf(b.db, userId));
     const hand = handCount(engine, userId, typeId);
     await reset(b, userId);
@@ -165,7 +165,7 @@ async function benchEngine(engine: Engine): Promise<void> {
       const byHand = await timeCount(b, hand);
       if (byHand.result !== base.result) throw new Error(`the hand-written count says ${byHand.result}, the service's filter ${base.result}`);
       const serial = engine === 'postgres' ? median([await serialCount(b, baselineCount), await serialCount(b, baselineCount), await serialCount(b, baselineCount)]) : base.ms;
-      const created = await timed(() => createSegment(b.db, userId, { ...SEGMENT, contact_type_id: typeId }, {}));
+      const created = await timed(() => createSegment(deps, userId, { ...SEGMENT, contact_type_id: typeId }, {}));
       const members = await memberCount(b, created.result);
       if (members !== base.result) throw new Error(`segment has ${members} members, the plain count says ${base.result}`);
 

@@ -12,7 +12,7 @@ import { createDb } from '../src/db/index.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { sendList } from '../src/http/list.js';
 import { ListContactsQuery } from '../src/modules/contacts/contacts.schema.js';
-import { contactList } from '../src/modules/contacts/contacts.service.js';
+import { listContacts } from '../src/modules/contacts/contacts.service.js';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -32,7 +32,7 @@ async function main(): Promise<void> {
     // The contact list's page without its total: the same route (auth, query schema, page query,
     // contact types, envelope) with a count that costs nothing. The ceiling of a page with a total.
     app.get('/bench/contacts-page-no-total', { schema: { querystring: ListContactsQuery } }, (req, reply) =>
-      sendList(reply, 'contacts', req.query as { page?: number; per_page?: number }, { ...contactList(database.db, req.userId), count: async () => 0 }),
+      sendList(reply, 'contacts', req.query as { page?: number; per_page?: number }, { ...listContacts(app.deps, req.userId), count: async () => 0 }),
     );
   }
   const url = await app.listen({ port: config.port, host: config.host });

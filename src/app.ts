@@ -1,14 +1,13 @@
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import compress from '@fastify/compress';
 import rateLimit from '@fastify/rate-limit';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { Config } from './config.js';
-import type { Database } from './db/index.js';
-import type { Transport } from './delivery/transport.js';
+import type { AppDeps, AppInput } from './deps.js';
 import { createTransport } from './delivery/transports.js';
 import { parseForm, registerBodyParsing } from './http/body.js';
-import { registerErrorHandling } from './http/error-handler.js';
+import { answerClientError, answerFrameworkError, registerErrorHandling } from './http/error-handler.js';
 import { registerAuth } from './http/auth.js';
+import { registerOpenApi } from './http/openapi.js';
 import { AppError } from './http/errors.js';
 import { contactTypeRoutes } from './modules/contact-types/contact-types.routes.js';
 import { fieldRoutes } from './modules/fields/fields.routes.js';
@@ -23,23 +22,12 @@ import { unsubscribeRoutes } from './modules/unsubscribes/unsubscribes.routes.js
 import { unsubscribeGroupRoutes } from './modules/unsubscribes/groups.routes.js';
 import { templateRoutes } from './modules/templates/templates.routes.js';
 import { imageRoutes } from './public/images.routes.js';
+import { healthRoutes } from './ops/health.routes.js';
+import { createMetricsRegistry, registerMetrics } from './ops/metrics.js';
+import { registerRequestLog } from './ops/request-log.js';
 
-/** What the app needs from outside: configuration and an open, migrated database. */
-export interface AppDeps {
-  config: Config;
-  database: Database;
-  /** Where every mail goes (SMTP pool or outbox files); see `AppInput`. */
-  transport: Transport;
-  logger?: boolean | object;
-  /** The app's logger, for work outside a request (background mail); set by buildApp. */
-  log: FastifyBaseLogger;
-}
-
-/**
- * What buildApp takes: without a `transport` it creates one from the configuration and closes it
- * with the app; a given transport belongs to the caller, who closes it.
- */
-export type AppInput = Omit<AppDeps, 'transport' | 'log'> & Partial<Pick<AppDeps, 'transport' | 'log'>>;
+/** Header values never to be written to a log, should a request or its headers be logged. */
+const SECRET_HEADERS = ['req.headers.publickey', 'req.headers.secretkey', 'req.headers.authorization'];
 
 export type App = FastifyInstance;
 
@@ -51,18 +39,26 @@ declare module 'fastify' {
 
 /** Builds the Fastify instance with every plugin and module; never listens. */
 export async function buildApp(deps: AppInput): Promise<App> {
+  const logger = typeof deps.logger === 'object' ? { redact: SECRET_HEADERS, ...deps.logger } : deps.logger === true ? { redact: SECRET_HEADERS } : false;
   const app = Fastify({
-    logger: deps.logger ?? false,
+    logger,
+    // One line per request, written by registerRequestLog, instead of Fastify's two.
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: 10 * 1024 * 1024,
     trustProxy: true,
+    frameworkErrors: answerFrameworkError,
+    clientErrorHandler: answerClientError,
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, querystringParser: (s: string) => parseForm(s) },
     ajv: { customOptions: { allErrors: true, coerceTypes: 'array', removeAdditional: true, useDefaults: true } },
   }).withTypeProvider<TypeBoxTypeProvider>();
   const transport = deps.transport ?? createTransport(deps.config);
   if (!deps.transport) app.addHook('onClose', () => transport.close());
-  app.decorate('deps', { ...deps, transport, log: deps.log ?? app.log });
+  const metrics = deps.metrics ?? createMetricsRegistry();
+  const full: AppDeps = { ...deps, transport, log: deps.log ?? app.log, metrics };
+  app.decorate('deps', full);
 
   registerErrorHandling(app);
+  registerRequestLog(app);
   await app.register(compress, { threshold: 1024, global: true });
   await registerBodyParsing(app, { maxFileBytes: deps.config.maxCsvBytes });
   registerAuth(app, deps.database);
@@ -79,6 +75,9 @@ export async function buildApp(deps: AppInput): Promise<App> {
     });
   }
 
+  await registerOpenApi(app);
+  // After compression, so a scrape can be gzipped; its hook still counts every route below.
+  registerMetrics(app, metrics, deps.config.metricsToken);
   await app.register(contactTypeRoutes);
   await app.register(fieldRoutes);
   await app.register(contactRoutes);
@@ -92,5 +91,6 @@ export async function buildApp(deps: AppInput): Promise<App> {
   await app.register(unsubscribeGroupRoutes);
   await app.register(templateRoutes);
   await app.register(imageRoutes);
+  await app.register(healthRoutes);
   return app;
 }

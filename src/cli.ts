@@ -4,7 +4,7 @@ import { createDb } from './db/index.js';
 import { migrateToLatest } from './db/migrate.js';
 import { createAccount, rotateAccountKeys } from './modules/accounts/accounts.service.js';
 
-/** `accounts:create --name X`, `accounts:rotate --user-id N`, `migrate`. Honours DATABASE_URL. */
+/** `accounts:create --name X`, `accounts:rotate --user-id N`, `migrate` (run as `node dist/cli.js …` by the npm scripts). Honours DATABASE_URL. */
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   const { values } = parseArgs({ args: rest, options: { name: { type: 'string' }, 'user-id': { type: 'string' } }, strict: true });
@@ -14,7 +14,7 @@ async function main(argv: string[]): Promise<number> {
   if (command === 'accounts:create' && !name) return fail('accounts:create needs --name "Account name"');
   if (command === 'accounts:rotate' && !(id >= 1 && id <= 2_147_483_647)) return fail('accounts:rotate needs --user-id N');
   if (!['migrate', 'accounts:create', 'accounts:rotate'].includes(command)) {
-    return fail('usage: cli.ts accounts:create --name X | accounts:rotate --user-id N | migrate');
+    return fail('usage: accounts:create --name X | accounts:rotate --user-id N | migrate (npm run <command> -- <options>)');
   }
   const config = loadConfig();
   const database = createDb(config.databaseUrl);

@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { dirname, resolve } from 'node:path';
 
-/** The service configuration, parsed once from the environment (contract §16). */
+/** The service configuration, parsed once from the environment (variables listed in the README). */
 export interface Config {
   readonly port: number;
   readonly host: string;
@@ -17,6 +17,8 @@ export interface Config {
   readonly rateLimitPerMinute: number;
   readonly maxCsvBytes: number;
   readonly logLevel: string;
+  /** When set, `GET /metrics` requires `Authorization: Bearer <token>`; open otherwise. */
+  readonly metricsToken: string | null;
 }
 
 type Env = Record<string, string | undefined>;
@@ -61,6 +63,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     rateLimitPerMinute: intFrom(env, 'RATE_LIMIT_PER_MINUTE', 600),
     maxCsvBytes: intFrom(env, 'MAX_CSV_MB', 50) * 1024 * 1024,
     logLevel: env.LOG_LEVEL ?? 'info',
+    metricsToken: env.METRICS_TOKEN || null,
     ...overrides,
   };
   return Object.freeze(config);

@@ -1,4 +1,4 @@
-import { loadConfig } from './config.js';
+import { loadConfig, type Config } from './config.js';
 import { createDb } from './db/index.js';
 import { migrateToLatest } from './db/migrate.js';
 import { buildApp } from './app.js';
@@ -6,6 +6,24 @@ import { bootstrapAccount } from './modules/accounts/accounts.service.js';
 import { createTransport } from './delivery/transports.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;
+
+/** A start-up failure the operator can fix, told in one line without a stack trace. */
+class StartError extends Error {}
+
+/** The one-line explanation of a failure to listen, or null for an unexpected one. */
+function listenProblem(err: unknown, config: Config): string | null {
+  const where = `${config.port} on ${config.host}`;
+  switch ((err as NodeJS.ErrnoException).code) {
+    case 'EADDRINUSE':
+      return `Port ${where} is already in use; set PORT to another port.`;
+    case 'EACCES':
+      return `Port ${where} needs privileges this process does not have; set PORT to 1024 or above.`;
+    case 'EADDRNOTAVAIL':
+      return `Cannot listen on ${config.host}: no such address on this machine; set HOST to one of its addresses.`;
+    default:
+      return null;
+  }
+}
 
 /** Process entry: config → db → migrate → http; graceful shutdown on SIGINT/SIGTERM. */
 async function main(): Promise<void> {
@@ -19,12 +37,18 @@ async function main(): Promise<void> {
   }
   const transport = createTransport(config);
   const app = await buildApp({ config, database, transport, logger: { level: config.logLevel } });
+  try {
+    await app.listen({ port: config.port, host: config.host });
+  } catch (err) {
+    const problem = listenProblem(err, config);
+    if (!problem) throw err;
+    throw new StartError(problem);
+  }
   // A wrong SMTP_URL should be visible at start, but not stop the API: mail is retried later.
   transport.verify().then(
     () => app.log.info({ transport: config.smtpUrl ? 'smtp' : 'outbox' }, 'mail transport ready'),
     (err) => app.log.warn({ err }, 'mail transport check failed'),
   );
-  await app.listen({ port: config.port, host: config.host });
 
   let closing = false;
   const shutdown = async (signal: string) => {
@@ -47,6 +71,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((err) => {
-  console.error(err);
+  // process.exit right after: the message must not wait behind buffered output.
+  if (err instanceof StartError) process.stderr.write(err.message + '\n');
+  else console.error(err);
   process.exit(1);
 });

@@ -13,6 +13,7 @@ import { createAccount, type IssuedKeys } from '../src/modules/accounts/accounts
 import type { Transport } from '../src/delivery/transport.js';
 import { createTransport } from '../src/delivery/transports.js';
 import { SmtpSink } from './support/smtp-sink.js';
+import { OpenApiCheck, type OpenApiDocument } from './support/openapi-check.js';
 
 /** The database the suite runs on: PostgreSQL when DATABASE_URL says so, else SQLite. */
 export const ENGINE = /^postgres/.test(process.env.DATABASE_URL ?? '') ? 'postgres' : 'sqlite';
@@ -71,8 +72,22 @@ export interface Response {
   text: string;
 }
 
-/** A client for one account: requests go through `app.inject` with its keys. */
-/** The 401 body of a call without either key header (contract §3). */
+const checks = new WeakMap<App, OpenApiCheck>();
+
+/**
+ * Checks a response of the suite against the app's own OpenAPI document (see OpenApiCheck), so
+ * every test that goes through `Client` also checks the document.
+ */
+export function checkAgainstDocument(app: App, method: string, url: string, res: { statusCode: number; headers: Record<string, unknown>; rawPayload: Buffer }): void {
+  let check = checks.get(app);
+  if (!check) {
+    check = new OpenApiCheck(app.swagger() as unknown as OpenApiDocument);
+    checks.set(app, check);
+  }
+  check.check(method, url, { status: res.statusCode, headers: res.headers, rawPayload: res.rawPayload });
+}
+
+/** The 401 body of a call without either key header. */
 export const MISSING_KEYS = {
   status: 'failed',
   errors: { PublicKey: ['The public key field is required.'], SecretKey: ['The secret key field is required.'] },
@@ -87,6 +102,7 @@ export async function assertNeedsKeys(anon: Client, routes: Array<[method: strin
   }
 }
 
+/** A client for one account: requests go through `app.inject` with its keys; each answer is checked against the document. */
 export class Client {
   constructor(
     readonly app: App,
@@ -109,6 +125,7 @@ export class Client {
       headers['content-type'] = 'application/json';
     }
     const res = await this.app.inject({ method: method as any, url, payload, headers });
+    checkAgainstDocument(this.app, method, url, res);
     let body: any;
     try {
       body = res.json();

@@ -6,6 +6,7 @@ import * as m003 from './migrations/003_unsubscribes.js';
 import * as m004 from './migrations/004_segments.js';
 import * as m005 from './migrations/005_contact_parent_checks.js';
 import * as m006 from './migrations/006_accounts_notify.js';
+import * as m007 from './migrations/007_contact_foreign_keys.js';
 import * as m008 from './migrations/008_list_totals.js';
 
 /** Every migration, in order. A new migration is one import and one line here. */
@@ -16,6 +17,7 @@ const migrations: Record<string, Migration> = {
   '004_segments': m004,
   '005_contact_parent_checks': m005,
   '006_accounts_notify': m006,
+  '007_contact_foreign_keys': m007,
   '008_list_totals': m008,
 };
 
@@ -29,4 +31,10 @@ export async function migrateToLatest(db: Db): Promise<void> {
   if (error || failed) {
     throw new Error(`migration ${failed?.migrationName ?? ''} failed: ${String((error as Error)?.message ?? error)}`);
   }
+}
+
+/** The names of the known migrations not yet applied to this database, in order (readiness). */
+export async function listPendingMigrations(db: Db): Promise<string[]> {
+  const known = await new Migrator({ db, provider }).getMigrations();
+  return known.filter((m) => !m.executedAt).map((m) => m.name);
 }

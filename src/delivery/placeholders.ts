@@ -1,7 +1,7 @@
 import { cityById, countryById, stateById } from '../modules/geo/geo.data.js';
 import { CONTACT_COLUMNS } from '../modules/fields/fields.reserved.js';
 
-/** The dynamic-content names, in the spec's order (api-spec "Dynamic content placeholders"). */
+/** The placeholder names `GET /get-dynamic/content` lists, in the order clients expect them. */
 export const PLACEHOLDER_NAMES = [
   'first_name',
   'last_name',
@@ -86,7 +86,7 @@ export function recipientValues(r: RecipientInput): Record<string, string> {
   return out;
 }
 
-/** The sender's fields that make its name and postal address (api-spec "Sender"). */
+/** The sender's fields that make its name and postal address (a row of `senders`). */
 export interface SenderInput {
   from_name?: string | null;
   company_address?: string | null;
@@ -98,8 +98,9 @@ export interface SenderInput {
 }
 
 /**
- * The sender's postal address on one line (contract §11): company address (and its second line),
- * city, "state zip", country; empty parts left out, names from the geo lookup.
+ * The sender's postal address on one line, the value of `((sender_address))`: company address
+ * (and its second line), city, "state zip", country; empty parts left out, names from the geo
+ * lookup.
  */
 export function senderAddress(s: SenderInput): string {
   const city = s.city_id ? cityById(s.city_id)?.name : undefined;

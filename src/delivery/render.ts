@@ -1,5 +1,6 @@
 /**
- * Rendering a mail from a design, in two phases (contract §11):
+ * Rendering a mail from a design (MJML JSON, HTML or a shipped template) with `((placeholder))`
+ * values filled per recipient, in two phases:
  *   compileDesign(): once per mailing. MJML → HTML, footer and preheader added, the text part
  *     converted, and all three (subject, HTML, text) split into literal and placeholder segments.
  *   renderFor(): once per recipient. String joins only: no MJML, no HTML parsing, no regex over
@@ -44,7 +45,7 @@ export interface CompileInput {
   design: DesignInput;
   subject: string;
   preheader?: string | null;
-  /** Add the postal address / unsubscribe footer where the design lacks them (contract §12). Default true. */
+  /** Add the postal address / unsubscribe footer where the design lacks them (mail must carry both). Default true. */
   footer?: boolean;
   /** Add a 1×1 open-tracking image whose URL is the value of `OPEN_PIXEL`. Default false. */
   openPixel?: boolean;

@@ -1,9 +1,12 @@
 /** The success envelope: `{status:'success', message, ...extra}`. */
-export function ok<T>(message: T, extra: Record<string, unknown> = {}): { status: 'success'; message: T } {
-  return { status: 'success', message, ...extra };
+export function ok<T, E extends Record<string, unknown> = Record<never, never>>(message: T, extra?: E): { status: 'success'; message: T } & E {
+  return { status: 'success', message, ...(extra as E) };
 }
 
-/** The three deletes whose success text the spec puts in `errors` (contract §1: both keys). */
+/**
+ * The three deletes (segment, contact type, sender) whose success text also stands in `errors`:
+ * clients written for the original service read it there, newer ones read `message`.
+ */
 export function okInErrors(text: string): { status: 'success'; errors: string; message: string } {
   return { status: 'success', errors: text, message: text };
 }

@@ -1,5 +1,7 @@
-import type { FastifyPluginAsync } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { escapeHtml } from '../delivery/placeholders.js';
+import { FailedFields, Media } from '../http/schemas.js';
 import { verifySenderByToken } from '../modules/senders/senders.service.js';
 
 /** A small self-contained HTML page (every interpolated value is escaped by the caller). */
@@ -11,14 +13,26 @@ function page(title: string, body: string): string {
 </head><body><h1>${title}</h1>${body}</body></html>`;
 }
 
+const schema = {
+  summary: 'Verify a sender (the link in the verification mail)',
+  description: 'Opened in a browser from the mail sent to the sender\'s address; answers a small HTML page.',
+  querystring: Type.Object({ token: Type.Optional(Type.String({ description: 'The signed token from the mail.' })) }),
+  response: {
+    200: Media('text/html', 'The sender is verified.'),
+    400: Media('text/html', 'The link is invalid or has expired.'),
+    404: Media('text/html', 'The sender was deleted or its address changed since the mail was sent.'),
+    422: FailedFields,
+  },
+};
+
 /**
- * `GET /sender/verify?token=…` (contract §10): the link mailed to a sender's address. Public: the
- * signed token is the credential. A forged, altered or expired token, or a sender deleted or
- * re-addressed since, verifies nothing and says so (400 / 404).
+ * `GET /sender/verify?token=…`: the link mailed to a sender's address. Public: the signed token is
+ * the credential. A forged, altered or expired token, or a sender deleted or re-addressed since,
+ * verifies nothing and says so (400 / 404).
  */
-export const senderVerifyRoutes: FastifyPluginAsync = async (app) => {
-  app.get('/sender/verify', { config: { public: true } }, async (req, reply) => {
-    const token = (req.query as Record<string, unknown> | undefined)?.token;
+export const senderVerifyRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.get('/sender/verify', { schema, config: { public: true } }, async (req, reply) => {
+    const token = req.query.token;
     const outcome = await verifySenderByToken(app.deps, token);
     reply.type('text/html; charset=utf-8').header('Cache-Control', 'no-store').header('Referrer-Policy', 'no-referrer');
     if (!outcome.ok) {

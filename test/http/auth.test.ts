@@ -2,7 +2,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createAccount, rotateAccountKeys } from '../../src/modules/accounts/accounts.service.js';
 import { sql } from 'kysely';
-import { ACCOUNTS_WATCH_APP } from '../../src/db/accounts-watch.js';
+import { LISTENER_APP } from '../../src/db/listener.js';
 import { changeAccounts, Client, ENGINE, setup, type TestContext } from '../helpers.js';
 
 const INVALID = { status: 'failed', errors: 'Invalid API credentials' };
@@ -67,6 +67,16 @@ describe('authentication', () => {
     }
   });
 
+  it('rejects a wrong secret of the right length for a key it has just verified', async () => {
+    const { public_key, secret_key } = t.a.keys!;
+    assert.equal((await t.a.get('/contacts-type')).status, 200);
+    const last = secret_key.at(-1) === 'A' ? 'B' : 'A';
+    const r = await t.anon.request('GET', '/contacts-type', { headers: { PublicKey: public_key, SecretKey: secret_key.slice(0, -1) + last } });
+    assert.equal(r.status, 401);
+    assert.deepEqual(r.body, INVALID);
+    assert.equal((await t.a.get('/contacts-type')).status, 200);
+  });
+
   it('rejects a disabled account with the same text', async () => {
     const c = new Client(t.app, await createAccount(t.database.db, 'Disabled'));
     assert.equal((await c.get('/contacts-type')).status, 200);
@@ -107,7 +117,7 @@ describe('authentication', () => {
     const c = new Client(t.app, await changeAccounts(t.database, () => createAccount(t.database.db, 'Watched')));
     assert.equal((await c.get('/contacts-type')).status, 200);
     // The listening connection dies; a rotation committed meanwhile sends a notification nobody hears.
-    await sql`select pg_terminate_backend(pid) from pg_stat_activity where application_name = ${ACCOUNTS_WATCH_APP} and datname = current_database()`.execute(t.database.db);
+    await sql`select pg_terminate_backend(pid) from pg_stat_activity where application_name = ${LISTENER_APP} and datname = current_database()`.execute(t.database.db);
     await until(() => !steady());
     const fresh = await rotateAccountKeys(t.database.db, c.keys!.user_id);
     const r = await c.get('/contacts-type');

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { createAccount } from '../../src/modules/accounts/accounts.service.js';
+import { OkText, responses } from '../../src/http/schemas.js';
 import { Client, freshDatabase, make, setup, type TestContext } from '../helpers.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -146,10 +147,12 @@ describe('unexpected failures', () => {
     const config = loadConfig({ DATA_DIR: dataDir, RATE_LIMIT_PER_MINUTE: '0' }, { appSecret: 'test-secret' });
     const app = await buildApp({ config, database });
     // Registered before ready(): a route that fails the way a bug would.
-    app.get('/test/boom', async () => {
+    // Documented like every route: the test client checks answers against the document.
+    const schema = { response: responses(OkText) };
+    app.get('/test/boom', { schema }, async () => {
       throw new Error('secret detail at /srv/app.ts:12');
     });
-    app.get('/test/boom-value', async () => {
+    app.get('/test/boom-value', { schema }, async () => {
       throw 'a thrown string';
     });
     await app.ready();

@@ -21,7 +21,7 @@ describe('reserved and custom fields', () => {
 
   const save = (field_name: unknown, field_type: unknown = 'text') => t.a.post('/custom-fields/save', { field_name, field_type });
 
-  it('lists the 17 reserved fields of contract §6, newest first, the same for every account', async () => {
+  it('lists the 17 reserved fields (contact columns and six extras), newest first, the same for every account', async () => {
     const r = await t.a.get('/reserve-fields');
     assert.equal(r.status, 200);
     const list = r.body.message.reservedFields;

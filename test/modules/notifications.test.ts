@@ -84,6 +84,9 @@ describe('notification recipients', () => {
     const paged = await t.a.get('/notification-recipients', { page: 2, per_page: 1 });
     assert.equal(paged.body.message.notifications.length, 1);
     assert.deepEqual(paged.body.message.meta.page, 2);
+    // A page is serialised through the route's response schema, the whole list is streamed: same records.
+    const whole = (await t.a.get('/notification-recipients')).body.message.notifications;
+    assert.deepEqual((await t.a.get('/notification-recipients', { per_page: 1000 })).body.message.notifications, whole);
   });
 
   it('deletes one recipient; an unknown, malformed or foreign id is Record Not Found', async () => {

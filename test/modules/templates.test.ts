@@ -21,7 +21,7 @@ describe('design templates and dynamic content', () => {
   });
   after(() => t.close());
 
-  it('lists the shipped templates with exactly the spec fields, ordered by id', async () => {
+  it('lists the shipped templates with exactly their documented fields, ordered by id', async () => {
     const r = await t.a.get('/get-design/template');
     assert.equal(r.status, 200);
     assert.match(String(r.headers['content-type']), /^application\/json; charset=utf-8/);
@@ -88,7 +88,7 @@ describe('design templates and dynamic content', () => {
     assert.equal(again.status, 304);
   });
 
-  it('lists the 21 dynamic content names in the spec order', async () => {
+  it('lists the 21 dynamic content names in their fixed order', async () => {
     const r = await t.a.get('/get-dynamic/content');
     assert.equal(r.status, 200);
     assert.deepEqual(r.body, { status: 'success', message: { contents: CONTENTS } });

@@ -107,6 +107,8 @@ describe('unsubscribe groups', () => {
     const page = await t.a.get('/unsubscribes-groups', { page: 2, per_page: 1 });
     assert.equal(page.body.message.unsubscribesGroups[0].id, ids[1]);
     assert.deepEqual(page.body.message.meta, { page: 2, per_page: 1, total: ids.length });
+    // A page is serialised through the route's response schema, the whole list is streamed: same records.
+    assert.deepEqual((await t.a.get('/unsubscribes-groups', { per_page: 100 })).body.message.unsubscribesGroups, list);
   });
 
   it('answers Record Not Found for details of an unknown, malformed, missing or foreign id', async () => {

@@ -2,7 +2,7 @@ import { sql, type CreateTableBuilder, type Kysely } from 'kysely';
 import { engineOf, withId } from '../dialect.js';
 
 /**
- * Segments and their membership (contract §8).
+ * Segments (a contact type plus field conditions) and their membership.
  *
  * `segment_recipients` holds both kinds of member: contacts that match the segment's conditions
  * (`contact_id` set, names read from the contact) and recipients added by hand (`contact_id`

@@ -1,39 +1,69 @@
+import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ok, okInErrors } from '../../http/envelope.js';
 import { sendList } from '../../http/list.js';
+import { ListOf, OkCreated, OkInErrors, OkText, responses, Success } from '../../http/schemas.js';
 import {
   AddContactTypeBody,
+  ContactTypeListItem,
+  ContactTypeShape,
   DeleteContactTypeQuery,
   ListContactTypesQuery,
   UpdateContactTypeBody,
   ViewContactTypeQuery,
 } from './contact-types.schema.js';
-import { contactTypeList, createContactType, deleteContactType, renameContactType, viewContactType } from './contact-types.service.js';
+import { createContactType, deleteContactType, listContactTypes, renameContactType, viewContactType } from './contact-types.service.js';
 
 /** `/contacts-type…` endpoints. */
 export const contactTypeRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const { db } = app.deps.database;
+  const { deps } = app;
 
-  app.get('/contacts-type', { schema: { querystring: ListContactTypesQuery } }, (req, reply) =>
-    sendList(reply, 'contactTypes', req.query, contactTypeList(db, req.userId)),
+  app.get(
+    '/contacts-type',
+    { schema: { summary: 'List contact types', querystring: ListContactTypesQuery, response: responses(ListOf('contactTypes', ContactTypeListItem), 422) } },
+    (req, reply) => sendList(reply, 'contactTypes', req.query, listContactTypes(deps, req.userId)),
   );
 
-  app.post('/contacts-type/add', { schema: { body: AddContactTypeBody } }, async (req) => {
-    const id = await createContactType(db, req.userId, req.body.name);
-    return ok('Added Successfully', { id });
-  });
-
-  app.get('/contacts-type/view', { schema: { querystring: ViewContactTypeQuery } }, async (req) =>
-    ok({ contactType: await viewContactType(db, req.userId, req.query.contact_type_id) }),
+  app.post(
+    '/contacts-type/add',
+    { schema: { summary: 'Add a contact type', body: AddContactTypeBody, response: responses(OkCreated, 422) } },
+    async (req) => ok('Added Successfully', { id: await createContactType(deps, req.userId, req.body.name) }),
   );
 
-  app.post('/contacts-type/update', { schema: { body: UpdateContactTypeBody } }, async (req) => {
-    await renameContactType(db, req.userId, req.body.id, req.body.name);
-    return ok('Updated Successfully');
-  });
+  app.get(
+    '/contacts-type/view',
+    {
+      schema: {
+        summary: 'View a contact type',
+        description: 'A missing or unknown id is a field error on `contact_type_id` (422), not a 404.',
+        querystring: ViewContactTypeQuery,
+        response: responses(Success(Type.Object({ contactType: ContactTypeShape })), 422),
+      },
+    },
+    async (req) => ok({ contactType: await viewContactType(deps, req.userId, req.query.contact_type_id) }),
+  );
 
-  app.delete('/contacts-type/delete', { schema: { querystring: DeleteContactTypeQuery } }, async (req) => {
-    await deleteContactType(db, req.userId, req.query.contact_type_id);
-    return okInErrors('Deleted Successfully');
-  });
+  app.post(
+    '/contacts-type/update',
+    { schema: { summary: 'Rename a contact type', body: UpdateContactTypeBody, response: responses(OkText, 404, 422) } },
+    async (req) => {
+      await renameContactType(deps, req.userId, req.body.id, req.body.name);
+      return ok('Updated Successfully');
+    },
+  );
+
+  app.delete(
+    '/contacts-type/delete',
+    {
+      schema: {
+        summary: 'Delete a contact type and its contacts',
+        querystring: DeleteContactTypeQuery,
+        response: responses(OkInErrors, 404, 422),
+      },
+    },
+    async (req) => {
+      await deleteContactType(deps, req.userId, req.query.contact_type_id);
+      return okInErrors('Deleted Successfully');
+    },
+  );
 };

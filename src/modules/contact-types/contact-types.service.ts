@@ -1,3 +1,4 @@
+import type { AppDeps } from '../../deps.js';
 import type { Db } from '../../db/index.js';
 import { NotFound, RNF, ValidationError } from '../../http/errors.js';
 import { messages, Rules, uniqueOr } from '../../http/messages.js';
@@ -15,7 +16,7 @@ import { toContactType, type ContactTypeRow } from './contact-types.schema.js';
 import { syncSegmentMembership } from '../segments/segments.membership.js';
 
 /** The list source of the account's contact types with `contacts_count`. */
-export function contactTypeList(db: Db, userId: number) {
+export function listContactTypes({ database: { db } }: AppDeps, userId: number) {
   return queryListSource(
     () => selectContactTypesWithCounts(db, userId),
     't.id',
@@ -31,13 +32,13 @@ async function assertNameFree(db: Db, userId: number, name: string, exceptId?: n
 }
 
 /** Creates a contact type; names are unique per account (case-insensitive). */
-export async function createContactType(db: Db, userId: number, name: string): Promise<number> {
+export async function createContactType({ database: { db } }: AppDeps, userId: number, name: string): Promise<number> {
   await assertNameFree(db, userId, name);
   return uniqueOr('name', () => insertContactType(db, userId, name));
 }
 
-/** The contact type for `view`: a missing or unknown id is a field error (contract §6). */
-export async function viewContactType(db: Db, userId: number, rawId: string | undefined) {
+/** The contact type for `view`: a missing or unknown id is a field error on `contact_type_id`, not a 404. */
+export async function viewContactType({ database: { db } }: AppDeps, userId: number, rawId: string | undefined) {
   const rules = new Rules();
   if (rawId === undefined) rules.add('contact_type_id', messages.required('contact_type_id'));
   const id = toId(rawId);
@@ -47,14 +48,15 @@ export async function viewContactType(db: Db, userId: number, rawId: string | un
   return toContactType(row!);
 }
 
-export async function renameContactType(db: Db, userId: number, id: number, name: string): Promise<void> {
+/** Renames a contact type; the new name must be free in the account too. */
+export async function renameContactType({ database: { db } }: AppDeps, userId: number, id: number, name: string): Promise<void> {
   if (!(await findContactType(db, userId, id))) throw new NotFound(RNF);
   await assertNameFree(db, userId, name, id);
   await uniqueOr('name', () => updateContactTypeName(db, userId, id, name));
 }
 
 /** Soft-deletes a contact type and its contacts, in one transaction. */
-export async function deleteContactType(db: Db, userId: number, rawId: unknown): Promise<void> {
+export async function deleteContactType({ database: { db } }: AppDeps, userId: number, rawId: unknown): Promise<void> {
   const id = toId(rawId);
   await db.transaction().execute(async (trx) => {
     if (!id || !(await findContactType(trx, userId, id))) throw new NotFound(RNF);

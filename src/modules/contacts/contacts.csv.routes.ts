@@ -4,10 +4,12 @@ import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
+import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { ok } from '../../http/envelope.js';
 import { AppError, ValidationError } from '../../http/errors.js';
+import { Media, responses } from '../../http/schemas.js';
 import { csvSample, importContactsCsv, isCsvName, type CsvUpload } from './contacts.csv.service.js';
 
 function tooLarge(maxBytes: number): AppError {
@@ -50,27 +52,49 @@ async function receiveUpload(req: FastifyRequest, maxBytes: number): Promise<{ u
         part.file.resume();
         continue;
       }
+      // Past the limit busboy would read the rest of the part before ending the file: stop at once.
+      part.file.once('limit', () => part.file.destroy(tooLarge(maxBytes)));
       await pipeline(part.file, createWriteStream(tmp, { flags: 'wx', mode: 0o600 }));
       if (part.file.truncated) throw tooLarge(maxBytes);
       file = { name: part.filename, path: tmp, isFile: true };
     }
   } catch (err) {
     await cleanup();
-    const { code, message } = err as { code?: string; message?: string };
+    const { code } = err as { code?: string };
     if (code === 'FST_REQ_FILE_TOO_LARGE') throw tooLarge(maxBytes);
     if (code === 'FST_FILES_LIMIT') throw new ValidationError({ file: ['Only one file may be uploaded.'] });
-    // busboy's parse errors are plain Errors: a broken body is the client's fault, not a 500.
-    if (!code && /multipart|unexpected end of form|malformed part/i.test(message ?? '')) throw new AppError(400, 'The multipart body is malformed.');
+    // A broken multipart body is answered 400 by the error handler.
     throw err;
   }
   return { upload: { contactTypeId, file }, cleanup };
 }
 
-/** `/contacts/csv-sample/download` and `/contacts/upload-csv` (contract §7). */
+/** The upload's form, as documented: the route reads the multipart stream itself. */
+const UploadCsvBody = Type.Object({
+  contact_type_id: Type.Integer({ description: 'The contact type the rows go into.' }),
+  file: Type.String({ format: 'binary', description: 'A `.csv` file: a header row of field names, then one contact per row.' }),
+});
+
+const ImportSummary = Type.Object({
+  created: Type.Integer(),
+  updated: Type.Integer({ description: 'Rows whose email already existed in the contact type.' }),
+  skipped: Type.Integer(),
+  errors: Type.Array(Type.Object({ row: Type.Integer(), field: Type.String(), message: Type.String() }), { description: 'The first 100 skipped rows and why.' }),
+});
+
+const Imported = Type.Object(
+  { status: Type.Literal('success'), message: Type.String(), summary: ImportSummary },
+  { description: 'Imported: what happened to the rows.' },
+);
+
+const CsvText = Media('text/csv', 'A header row of every importable column and two example rows (UTF-8 with a BOM).');
+
+/** `/contacts/csv-sample/download` and `/contacts/upload-csv` (see docs/csv-import.md). */
 export const contactCsvRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { db } = app.deps.database;
 
-  app.get('/contacts/csv-sample/download', async (req, reply) => {
+  const sample = { summary: 'Download a sample CSV', response: responses(CsvText) };
+  app.get('/contacts/csv-sample/download', { schema: sample }, async (req, reply) => {
     const body = await csvSample(db, req.userId);
     return reply
       .type('text/csv; charset=utf-8')
@@ -79,7 +103,12 @@ export const contactCsvRoutes: FastifyPluginAsyncTypebox = async (app) => {
       .send(body);
   });
 
-  app.post('/contacts/upload-csv', { config: { rawMultipart: true } }, async (req) => {
+  const upload = {
+    summary: 'Import contacts from a CSV file',
+    description: 'Rows whose email exists in the contact type update that contact; rows without a valid email or country are skipped and reported.',
+    response: responses(Imported, 422),
+  };
+  app.post('/contacts/upload-csv', { schema: upload, config: { rawMultipart: true, documentedBody: UploadCsvBody } }, async (req) => {
     const { upload, cleanup } = await receiveUpload(req, app.deps.config.maxCsvBytes);
     try {
       const summary = await importContactsCsv(app.deps, req.userId, upload);

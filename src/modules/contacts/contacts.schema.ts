@@ -1,21 +1,22 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { Selectable } from 'kysely';
 import type { ContactTable } from '../../db/types.js';
-import { Email, PagingQuery, QueryIds, Text } from '../../http/schemas.js';
+import { Email, Nullable, PagingQuery, QueryIds, Text } from '../../http/schemas.js';
+import { ContactTypeShape } from '../contact-types/contact-types.schema.js';
 import { countryById } from '../geo/geo.data.js';
 import { toCustomFieldObject } from './contacts.values.js';
 
 export type ContactRow = Selectable<ContactTable>;
 
-/** Every parameter of add (contract §6: the six reserved extras and `custom_field[<name>]` too). */
+/** Every parameter of add: the standard fields, the six reserved extras, and `custom_field[<name>]`. */
 export const contactFields = {
   // No range here: an out-of-range id or country is "The selected … is invalid.", decided in the service.
-  contact_type_id: Type.Integer(),
+  contact_type_id: Type.Integer({ description: 'A live contact type of the account.' }),
   first_name: Type.Optional(Text()),
   last_name: Type.Optional(Text()),
-  email: Email,
+  email: { ...Email, description: 'Unique in the contact type, in any letter case.' },
   alt_email: Type.Optional(Email),
-  country: Type.Integer(),
+  country: Type.Integer({ description: 'A country id of `/get/country-state-city` (India is 101).' }),
   state: Type.Optional(Text()),
   city: Type.Optional(Text()),
   address_line1: Type.Optional(Text()),
@@ -26,11 +27,15 @@ export const contactFields = {
   designation: Type.Optional(Text()),
   company_name: Type.Optional(Text()),
   // Checked against their reserved types in the service, with the same messages as custom fields.
-  age: Type.Optional(Text(32)),
-  birth_date: Type.Optional(Text(32)),
-  join_date: Type.Optional(Text(32)),
+  age: Type.Optional({ ...Text(32), description: 'A number.' }),
+  birth_date: Type.Optional({ ...Text(32), description: '`YYYY-MM-DDTHH:MM`, seconds optional.' }),
+  join_date: Type.Optional({ ...Text(32), description: '`YYYY-MM-DDTHH:MM`, seconds optional.' }),
   // A member sent empty arrives as null (normalizeInput): on update it clears that value.
-  custom_field: Type.Optional(Type.Record(Type.String({ maxLength: 64 }), Type.Union([Type.String({ maxLength: 2000 }), Type.Null()]))),
+  custom_field: Type.Optional(
+    Type.Record(Type.String({ maxLength: 64 }), Type.Union([Type.String({ maxLength: 2000 }), Type.Null()]), {
+      description: 'Custom values as `custom_field[<name>]` form fields (an object in JSON). On update, a value sent empty clears it.',
+    }),
+  ),
 };
 
 export const AddContactBody = Type.Object(contactFields);
@@ -38,13 +43,16 @@ export const UpdateContactBody = Type.Object({ contact_id: Type.Integer(), ...co
 export type ContactInput = Static<typeof AddContactBody>;
 export const ContactIdQuery = QueryIds('contact_id');
 
-const NullableText = Type.Union([Type.String(), Type.Null()]);
+const NullableText = Nullable(Type.String());
+
+/** A custom value in a response: the field's label and its value as text. */
+const CustomValue = Type.Object({ field_name: Type.String({ description: 'The label: `shoe_size` → `Shoe Size`.' }), field_value: NullableText });
 
 /** What `toContact` returns: the response schema of details (a compiled serializer, not a check). */
 export const ContactShape = Type.Object({
   id: Type.Integer(),
   user_id: Type.Integer(),
-  contact_type_id: Type.Integer(),
+  contact_type_id: Type.Integer({ description: 'A live contact type of the account.' }),
   first_name: NullableText,
   last_name: NullableText,
   email: Type.String(),
@@ -56,12 +64,17 @@ export const ContactShape = Type.Object({
   address_line2: NullableText,
   state_province_region: NullableText,
   postal_code: NullableText,
-  custom_field: Type.Union([Type.Null(), Type.Record(Type.String(), Type.Object({ field_name: Type.String(), field_value: NullableText }))]),
+  custom_field: Type.Union([Type.Null(), Type.Record(Type.String(), CustomValue)], {
+    description: 'Custom values and reserved extras by field name; null when the contact has none.',
+  }),
   deleted_at: NullableText,
   created_at: Type.String(),
   updated_at: Type.String(),
-  fullname: Type.String(),
+  fullname: Type.String({ description: 'First and last name, trimmed.' }),
 });
+
+/** A contact in the list: `country` is the country's name, and its contact type comes along. */
+export const ContactListItem = Type.Object({ ...ContactShape.properties, contact_type: Nullable(ContactTypeShape) });
 export const ListContactsQuery = PagingQuery;
 
 /** The API shape of a contact; `country` is the id as text (details) or the country name (list). */

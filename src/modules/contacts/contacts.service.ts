@@ -1,4 +1,5 @@
-import type { Database, Db } from '../../db/index.js';
+import type { AppDeps } from '../../deps.js';
+import type { Db } from '../../db/index.js';
 import { queryListSource } from '../../db/list-source.js';
 import { NotFound, RNF, type FieldErrors } from '../../http/errors.js';
 import { label, messages, Rules, uniqueOr } from '../../http/messages.js';
@@ -27,7 +28,7 @@ import { fieldTypeMessage, fitsFieldType, parseCustomValues, serializeCustomValu
 const isDbId = (id: number) => id >= 1 && id <= 2_147_483_647;
 
 /** The list source of the account's contacts: country names and the `contact_type` object. */
-export function contactList(db: Db, userId: number) {
+export function listContacts({ database: { db } }: AppDeps, userId: number) {
   const source = queryListSource(
     () => selectContacts(db, userId),
     'id',
@@ -42,7 +43,7 @@ export function contactList(db: Db, userId: number) {
 }
 
 /** One contact, country as its id (details). */
-export async function getContact(database: Database, userId: number, rawId: unknown) {
+export async function getContact({ database }: AppDeps, userId: number, rawId: unknown) {
   const id = toId(rawId);
   const row = id ? (await database.read(findContactQuery(database.db, userId, id)))[0] : undefined;
   if (!row) throw new NotFound(RNF);
@@ -108,7 +109,7 @@ function columnsOf(input: ContactInput, custom: CustomValues) {
 }
 
 /** Adds a contact; returns its id. */
-export async function addContact(db: Db, userId: number, input: ContactInput, schemaFailures: FieldErrors): Promise<number> {
+export async function addContact({ database: { db } }: AppDeps, userId: number, input: ContactInput, schemaFailures: FieldErrors): Promise<number> {
   const custom = await checkContact(db, userId, input, new Rules(schemaFailures), {});
   // The contact and its segment membership change together.
   return uniqueOr('email', () => db.transaction().execute(async (trx) => {
@@ -119,11 +120,11 @@ export async function addContact(db: Db, userId: number, input: ContactInput, sc
 }
 
 /**
- * Replaces a contact's standard fields with the given ones (the spec's "all parameters of add");
+ * Replaces a contact's standard fields with the given ones (update takes every field add takes);
  * custom values are merged, so a client that does not send them keeps them, and one sent empty
  * (`custom_field[name]=`) is cleared.
  */
-export async function updateContact(db: Db, userId: number, input: ContactInput & { contact_id: number }, schemaFailures: FieldErrors): Promise<void> {
+export async function updateContact({ database: { db } }: AppDeps, userId: number, input: ContactInput & { contact_id: number }, schemaFailures: FieldErrors): Promise<void> {
   const rules = new Rules(schemaFailures);
   const row = rules.failed('contact_id') || !isDbId(input.contact_id) ? undefined : await findContact(db, userId, input.contact_id);
   if (!row && !rules.failed('contact_id')) throw new NotFound(RNF);
@@ -134,7 +135,8 @@ export async function updateContact(db: Db, userId: number, input: ContactInput 
   }));
 }
 
-export async function deleteContact(db: Db, userId: number, rawId: unknown): Promise<void> {
+/** Soft-deletes one contact; it leaves its segments in the same transaction. */
+export async function deleteContact({ database: { db } }: AppDeps, userId: number, rawId: unknown): Promise<void> {
   const id = toId(rawId);
   if (!id) throw new NotFound(RNF);
   await db.transaction().execute(async (trx) => {
@@ -144,7 +146,7 @@ export async function deleteContact(db: Db, userId: number, rawId: unknown): Pro
 }
 
 /** Soft-deletes the account's contacts among `ids`; not found when none of them is. */
-export async function bulkDeleteContacts(db: Db, userId: number, ids: number[]): Promise<number> {
+export async function bulkDeleteContacts({ database: { db } }: AppDeps, userId: number, ids: number[]): Promise<number> {
   const unique = [...new Set(ids)];
   return db.transaction().execute(async (trx) => {
     const n = await softDeleteContacts(trx, userId, unique);

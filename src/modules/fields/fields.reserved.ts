@@ -1,4 +1,4 @@
-/** Reserved fields (contract §6): the contact's own columns, then the six kept in `custom_field`. */
+/** Reserved fields: the contact's own columns, then the six kept in `custom_field`. */
 export const RESERVED_FIELDS = [
   { name: 'first_name', type: 'text' },
   { name: 'last_name', type: 'text' },

@@ -1,4 +1,4 @@
-import type { Db } from '../../db/index.js';
+import type { AppDeps } from '../../deps.js';
 import { queryListSource } from '../../db/list-source.js';
 import { NotFound, RNF, type FieldErrors } from '../../http/errors.js';
 import { messages, Rules, uniqueOr } from '../../http/messages.js';
@@ -9,7 +9,7 @@ import { toField, type FieldRow } from './fields.schema.js';
 import { syncSegmentMembership } from '../segments/segments.membership.js';
 
 /** Reserved fields (userId null) or the account's custom fields, as a list source. */
-export function fieldList(db: Db, userId: number | null) {
+export function listFields({ database: { db } }: AppDeps, userId: number | null) {
   return queryListSource(() => selectFields(db, userId), 'id', (rows: FieldRow[]) => rows.map(toField));
 }
 
@@ -17,7 +17,7 @@ export function fieldList(db: Db, userId: number | null) {
  * Creates a custom field: not a reserved or placeholder name, unique per account (case-insensitive).
  * The schema's failures (`schemaFailures`) are reported together with these rules.
  */
-export async function createCustomField(db: Db, userId: number, input: { field_name?: string; field_type?: string }, schemaFailures: FieldErrors = {}): Promise<number> {
+export async function createCustomField({ database: { db } }: AppDeps, userId: number, input: { field_name?: string; field_type?: string }, schemaFailures: FieldErrors = {}): Promise<number> {
   const rules = new Rules(schemaFailures);
   await rules.check('field_name', input.field_name, async (name) => {
     const key = name.toLowerCase();
@@ -30,7 +30,7 @@ export async function createCustomField(db: Db, userId: number, input: { field_n
 }
 
 /** Deletes one of the account's custom fields and its values on every contact. */
-export async function deleteCustomField(db: Db, userId: number, rawId: unknown): Promise<void> {
+export async function deleteCustomField({ database: { db } }: AppDeps, userId: number, rawId: unknown): Promise<void> {
   const id = toId(rawId);
   await db.transaction().execute(async (trx) => {
     const field = id ? await findCustomField(trx, userId, id) : undefined;

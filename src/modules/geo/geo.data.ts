@@ -2,7 +2,7 @@ import { readdirSync, readFileSync, existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 
-/** Country, state and city as the lookup returns them (contract §15). */
+/** Country, state and city as the lookup returns them. */
 export interface Country { id: number; name: string; iso2: string; phonecode: string }
 export interface State { id: number; name: string; country_id: number; iso2: string }
 export interface City { id: number; name: string; state_id: number; country_id: number }
@@ -62,7 +62,7 @@ export function countryById(id: number): Country | undefined {
   return BY_ID.get(id);
 }
 
-/** A country from an id, a name or an ISO-2 code (CSV import, contract §7). */
+/** A country from an id, a name or an ISO-2 code (the CSV import accepts all three). */
 export function findCountry(text: string): Country | undefined {
   const t = text.trim();
   if (/^\d+$/.test(t)) return BY_ID.get(Number(t));

@@ -1,11 +1,11 @@
-import type { AppDeps } from '../../app.js';
+import type { AppDeps } from '../../deps.js';
 import type { Config } from '../../config.js';
 import type { MailMessage } from '../../delivery/transport.js';
 import { sendQuietly, systemFrom } from '../../delivery/transports.js';
 import { escapeHtml } from '../../delivery/placeholders.js';
 import { selectNotificationRecipients } from './notifications.queries.js';
 
-/** Events that mail every notification recipient of the account (contract §14). */
+/** Events that mail every notification recipient of the account. */
 export type EventName = 'single_send.completed' | 'contacts.imported' | 'sender.verified' | 'automation.live' | 'automation.paused';
 
 /** Subject and first sentence of each event's mail. */

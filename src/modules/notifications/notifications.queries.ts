@@ -1,16 +1,13 @@
-import type { Kysely } from 'kysely';
-import type { DB } from '../../db/types.js';
 import { isoMicros } from '../../util/time.js';
-
-type Q = Kysely<DB>;
+import type { Db } from '../../db/index.js';
 
 /** The account's notification recipients. */
-export function selectNotificationRecipients(db: Q, userId: number) {
+export function selectNotificationRecipients(db: Db, userId: number) {
   return db.selectFrom('notification_recipients').selectAll().where('user_id', '=', userId);
 }
 
 /** Whether the account already has this address (case-insensitive). */
-export async function hasNotificationRecipient(db: Q, userId: number, email: string): Promise<boolean> {
+export async function hasNotificationRecipient(db: Db, userId: number, email: string): Promise<boolean> {
   const row = await db
     .selectFrom('notification_recipients')
     .select('id')
@@ -20,7 +17,7 @@ export async function hasNotificationRecipient(db: Q, userId: number, email: str
   return row !== undefined;
 }
 
-export async function insertNotificationRecipient(db: Q, userId: number, email: string, owner: string): Promise<number> {
+export async function insertNotificationRecipient(db: Db, userId: number, email: string, owner: string): Promise<number> {
   const now = isoMicros();
   const row = await db
     .insertInto('notification_recipients')
@@ -31,7 +28,7 @@ export async function insertNotificationRecipient(db: Q, userId: number, email: 
 }
 
 /** Deletes the account's recipients among `ids`; returns how many went. */
-export async function deleteNotificationRecipients(db: Q, userId: number, ids: number[]): Promise<number> {
+export async function deleteNotificationRecipients(db: Db, userId: number, ids: number[]): Promise<number> {
   const res = await db.deleteFrom('notification_recipients').where('user_id', '=', userId).where('id', 'in', ids).executeTakeFirst();
   return Number(res.numDeletedRows);
 }

@@ -4,7 +4,7 @@ import { messages, type Rules } from '../../http/messages.js';
 import { CONTACT_COLUMNS, RESERVED_FIELDS } from '../fields/fields.reserved.js';
 import { allCountries, findCountry } from '../geo/geo.data.js';
 
-/** The operators of contract §8. */
+/** The operators a segment condition may use; which of them suit a field depends on its kind. */
 export const OPERATORS = [
   'is',
   'is not',
@@ -53,7 +53,7 @@ function typedValues(kind: FieldKind, op: Operator): boolean {
 }
 
 /**
- * The fields a condition may name (contract §8): the reserved fields, `created_at`, and the
+ * The fields a condition may name: the reserved fields, `created_at`, and the
  * account's custom fields (`field_type` by name), each with how it compares.
  */
 export function fieldCatalogue(customTypes: Map<string, { field_type: string }>): Map<string, FieldKind> {

@@ -1,4 +1,4 @@
-import { sql, type Expression, type Kysely } from 'kysely';
+import { sql, type Expression } from 'kysely';
 import { engineOf, lockAccountSegments } from '../../db/dialect.js';
 import type { ContactTable, DB } from '../../db/types.js';
 import { isoMicros } from '../../util/time.js';
@@ -6,6 +6,7 @@ import { customFieldsByName } from '../fields/fields.queries.js';
 import { conditionsOf, conditionsSql, fieldCatalogue, type FieldKind } from './segments.conditions.js';
 import { segmentsOf, segmentsTouching } from './segments.queries.js';
 import type { SegmentRow } from './segments.schema.js';
+import type { Db } from '../../db/index.js';
 
 /** Which contacts changed: all of a contact type, or some contacts of it. */
 export interface ContactsChange {
@@ -28,12 +29,12 @@ function parse(text: string): string[] {
 }
 
 /** The account's field catalogue for compiling conditions (reserved + custom fields + created_at). */
-export async function catalogueOf(db: Kysely<DB>, userId: number): Promise<Map<string, FieldKind>> {
+export async function catalogueOf(db: Db, userId: number): Promise<Map<string, FieldKind>> {
   return fieldCatalogue(await customFieldsByName(db, userId));
 }
 
 /** The live contacts of the segment's type that its conditions select (as `c`): what membership is computed from. */
-export function segmentCandidates(db: Kysely<DB>, segment: SegmentRow, catalogue: Map<string, FieldKind>) {
+export function segmentCandidates(db: Db, segment: SegmentRow, catalogue: Map<string, FieldKind>) {
   const conds = conditionsOf(parse(segment.select_field), parse(segment.select_operator), parse(segment.value));
   return db
     .selectFrom('contacts as c')
@@ -51,7 +52,7 @@ export function segmentCandidates(db: Kysely<DB>, segment: SegmentRow, catalogue
  * membership checks: there is nothing to remove or skip yet.
  */
 export async function refreshSegmentMembers(
-  db: Kysely<DB>,
+  db: Db,
   segment: SegmentRow,
   catalogue: Map<string, FieldKind>,
   opts: { contactIds?: number[]; fresh?: boolean } = {},
@@ -108,12 +109,12 @@ export async function refreshSegmentMembers(
 
 /**
  * Keeps segment membership current after contacts are added, updated, imported or deleted, or
- * custom fields change (contract §8). Call it inside the transaction that made the change.
+ * custom fields change: membership is always the segment's current matches. Call it inside the transaction that made the change.
  * `{ contactIds }` refreshes only those contacts in the segments they are in or may enter;
  * `{ contactTypeId }` recomputes the segments of that type; `{ fieldName }` those naming the
  * field; `{}` every segment of the account.
  */
-export async function syncSegmentMembership(db: Kysely<DB>, userId: number, change: ContactsChange): Promise<void> {
+export async function syncSegmentMembership(db: Db, userId: number, change: ContactsChange): Promise<void> {
   await lockAccountSegments(db, userId);
   const ids = change.contactIds ? [...new Set(change.contactIds)] : undefined;
   if (ids && ids.length === 0) return;
@@ -154,7 +155,7 @@ export type SegmentRecipient = {
  * (keyset on the member id, ascending), so a large segment is never read whole into memory.
  * Yields nothing for an unknown, deleted or other account's segment.
  */
-export async function* segmentRecipients(db: Kysely<DB>, userId: number, segmentId: number, batchSize = 1000): AsyncGenerator<SegmentRecipient[]> {
+export async function* segmentRecipients(db: Db, userId: number, segmentId: number, batchSize = 1000): AsyncGenerator<SegmentRecipient[]> {
   const live = await db.selectFrom('segments').select('id').where('id', '=', segmentId).where('user_id', '=', userId).where('deleted_at', 'is', null).executeTakeFirst();
   if (!live) return;
   let after = 0;

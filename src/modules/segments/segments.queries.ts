@@ -1,10 +1,9 @@
-import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
+import { sql, type SelectQueryBuilder } from 'kysely';
 import type { DB } from '../../db/types.js';
 import { isoMicros } from '../../util/time.js';
 import type { RecipientListRow } from './segments.schema.js';
 import { softDeleteOwned } from '../../db/soft-delete.js';
-
-type Q = Kysely<DB>;
+import type { Db } from '../../db/index.js';
 
 /** The stored form of a segment's definition. */
 export interface SegmentValues {
@@ -28,7 +27,7 @@ function columnsOf(v: SegmentValues) {
 }
 
 /** The account's live segments, each with its member count (matched and hand-added). */
-export function selectSegmentsWithCounts(db: Q, userId: number) {
+export function selectSegmentsWithCounts(db: Db, userId: number) {
   return db
     .selectFrom('segments as s')
     .selectAll('s')
@@ -44,7 +43,7 @@ export function selectSegmentsWithCounts(db: Q, userId: number) {
 }
 
 /** One live segment of the account. */
-export function findSegment(db: Q, userId: number, id: number) {
+export function findSegment(db: Db, userId: number, id: number) {
   return db
     .selectFrom('segments')
     .selectAll()
@@ -55,7 +54,7 @@ export function findSegment(db: Q, userId: number, id: number) {
 }
 
 /** The account's live segments (all, or those of one contact type). */
-export function segmentsOf(db: Q, userId: number, contactTypeId?: number) {
+export function segmentsOf(db: Db, userId: number, contactTypeId?: number) {
   return db
     .selectFrom('segments')
     .selectAll()
@@ -67,7 +66,7 @@ export function segmentsOf(db: Q, userId: number, contactTypeId?: number) {
 }
 
 /** The account's live segments that `contactIds` belong to now or may belong to (same contact type). */
-export function segmentsTouching(db: Q, userId: number, contactIds: number[]) {
+export function segmentsTouching(db: Db, userId: number, contactIds: number[]) {
   return db
     .selectFrom('segments as s')
     .selectAll('s')
@@ -83,7 +82,7 @@ export function segmentsTouching(db: Q, userId: number, contactIds: number[]) {
     .execute();
 }
 
-export async function insertSegment(db: Q, userId: number, values: SegmentValues): Promise<number> {
+export async function insertSegment(db: Db, userId: number, values: SegmentValues): Promise<number> {
   const now = isoMicros();
   const row = await db
     .insertInto('segments')
@@ -94,7 +93,7 @@ export async function insertSegment(db: Q, userId: number, values: SegmentValues
 }
 
 /** Saves a new definition; the old exclusions end with it (the segment was edited). */
-export async function updateSegmentRow(db: Q, userId: number, id: number, values: SegmentValues): Promise<void> {
+export async function updateSegmentRow(db: Db, userId: number, id: number, values: SegmentValues): Promise<void> {
   await db
     .updateTable('segments')
     .set({ ...columnsOf(values), updated_at: isoMicros() })
@@ -105,14 +104,14 @@ export async function updateSegmentRow(db: Q, userId: number, id: number, values
 }
 
 /** Soft-deletes a segment and removes its members and exclusions. */
-export async function softDeleteSegment(db: Q, userId: number, id: number): Promise<void> {
+export async function softDeleteSegment(db: Db, userId: number, id: number): Promise<void> {
   await softDeleteOwned(db, 'segments', userId, [id]);
   await db.deleteFrom('segment_recipients').where('segment_id', '=', id).execute();
   await db.deleteFrom('segment_exclusions').where('segment_id', '=', id).execute();
 }
 
 /** A segment's members for the recipient list: matched contacts' own fields, or the hand-added ones. */
-export function selectRecipients(db: Q, userId: number, segmentId: number) {
+export function selectRecipients(db: Db, userId: number, segmentId: number) {
   return db
     .selectFrom('segment_recipients as r')
     .leftJoin('contacts as c', 'c.id', 'r.contact_id')
@@ -137,7 +136,7 @@ export function selectRecipients(db: Q, userId: number, segmentId: number) {
 }
 
 /** One member of one of the account's live segments. */
-export function findRecipient(db: Q, userId: number, id: number) {
+export function findRecipient(db: Db, userId: number, id: number) {
   // Through the account's segments: on PostgreSQL the key is (segment_id, id), not id alone.
   return db
     .selectFrom('segment_recipients as r')
@@ -149,7 +148,7 @@ export function findRecipient(db: Q, userId: number, id: number) {
 }
 
 /** Removes a member; a matched contact also stays out until the segment is edited. */
-export async function removeRecipient(db: Q, row: { id: number; segment_id: number; contact_id: number | null }): Promise<void> {
+export async function removeRecipient(db: Db, row: { id: number; segment_id: number; contact_id: number | null }): Promise<void> {
   await db.deleteFrom('segment_recipients').where('segment_id', '=', row.segment_id).where('id', '=', row.id).execute();
   if (row.contact_id !== null) {
     await db.insertInto('segment_exclusions').values({ segment_id: row.segment_id, contact_id: row.contact_id }).execute();
@@ -157,7 +156,7 @@ export async function removeRecipient(db: Q, row: { id: number; segment_id: numb
 }
 
 /** Whether an address (lower-cased) is already a member: hand-added, or a matched live contact. */
-export async function emailInSegment(db: Q, userId: number, segment: { id: number; contact_type_id: number }, emailKey: string): Promise<boolean> {
+export async function emailInSegment(db: Db, userId: number, segment: { id: number; contact_type_id: number }, emailKey: string): Promise<boolean> {
   const hand = await db
     .selectFrom('segment_recipients')
     .select('id')
@@ -179,7 +178,7 @@ export async function emailInSegment(db: Q, userId: number, segment: { id: numbe
 }
 
 /** Adds a recipient by hand; returns its id. */
-export async function insertHandRecipient(db: Q, userId: number, segmentId: number, v: { first_name: string; last_name: string; email: string }) {
+export async function insertHandRecipient(db: Db, userId: number, segmentId: number, v: { first_name: string; last_name: string; email: string }) {
   const now = isoMicros();
   const row = await db
     .insertInto('segment_recipients')

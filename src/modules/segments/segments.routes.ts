@@ -2,51 +2,76 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ok, okInErrors } from '../../http/envelope.js';
 import { schemaErrors } from '../../http/error-handler.js';
 import { sendList } from '../../http/list.js';
+import { OkCreated, OkInErrors, OkText, responses } from '../../http/schemas.js';
 import {
   CreateSegmentBody,
   ListSegmentsQuery,
   RecipientIdQuery,
   RecipientListQuery,
   SegmentIdQuery,
+  SegmentList,
+  SegmentRecipientList,
   StoreRecipientBody,
   UpdateSegmentBody,
 } from './segments.schema.js';
-import { addRecipient, createSegment, deleteRecipient, deleteSegment, recipientList, segmentList, updateSegment } from './segments.service.js';
+import {
+  addRecipient,
+  createSegment,
+  deleteRecipient,
+  deleteSegment,
+  listSegmentRecipients,
+  listSegments,
+  updateSegment,
+} from './segments.service.js';
 
 /** `/segment/…` endpoints. */
 export const segmentRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const { db } = app.deps.database;
+  const { deps } = app;
 
-  app.get('/segment/list', { schema: { querystring: ListSegmentsQuery } }, (req, reply) =>
-    sendList(reply, 'segments', req.query, segmentList(db, req.userId)),
+  app.get('/segment/list', { schema: { summary: 'List segments', querystring: ListSegmentsQuery, response: responses(SegmentList, 422) } }, (req, reply) =>
+    sendList(reply, 'segments', req.query, listSegments(deps, req.userId)),
   );
 
-  app.post('/segment/create', { schema: { body: CreateSegmentBody }, config: { deferValidation: true } }, async (req) => {
-    const id = await createSegment(db, req.userId, req.body, schemaErrors(req));
-    return ok('Added Successfully', { id });
-  });
-
-  app.post('/segment/update', { schema: { body: UpdateSegmentBody }, config: { deferValidation: true } }, async (req) => {
-    await updateSegment(db, req.userId, req.body, schemaErrors(req));
-    return ok('Updated Successfully');
-  });
-
-  app.get('/segment/email/list', { schema: { querystring: RecipientListQuery } }, async (req, reply) =>
-    sendList(reply, 'contactEmails', req.query, await recipientList(db, req.userId, req.query.segment_id)),
+  app.post(
+    '/segment/create',
+    { schema: { summary: 'Create a segment', body: CreateSegmentBody, response: responses(OkCreated, 422) }, config: { deferValidation: true } },
+    async (req) => {
+      const id = await createSegment(deps, req.userId, req.body, schemaErrors(req));
+      return ok('Added Successfully', { id });
+    },
   );
 
-  app.post('/segment/email/store', { schema: { body: StoreRecipientBody }, config: { deferValidation: true } }, async (req) => {
-    const id = await addRecipient(db, req.userId, req.body, schemaErrors(req));
-    return ok('Added Successfully', { id });
-  });
+  app.post(
+    '/segment/update',
+    { schema: { summary: 'Update a segment', body: UpdateSegmentBody, response: responses(OkText, 404, 422) }, config: { deferValidation: true } },
+    async (req) => {
+      await updateSegment(deps, req.userId, req.body, schemaErrors(req));
+      return ok('Updated Successfully');
+    },
+  );
 
-  app.delete('/segment/email/delete', { schema: { querystring: RecipientIdQuery } }, async (req) => {
-    await deleteRecipient(db, req.userId, req.query.segment_recipient_id);
+  app.get(
+    '/segment/email/list',
+    { schema: { summary: "List a segment's recipients", querystring: RecipientListQuery, response: responses(SegmentRecipientList, 404, 422) } },
+    async (req, reply) => sendList(reply, 'contactEmails', req.query, await listSegmentRecipients(deps, req.userId, req.query.segment_id)),
+  );
+
+  app.post(
+    '/segment/email/store',
+    { schema: { summary: 'Add a recipient to a segment by hand', body: StoreRecipientBody, response: responses(OkCreated, 422) }, config: { deferValidation: true } },
+    async (req) => {
+      const id = await addRecipient(deps, req.userId, req.body, schemaErrors(req));
+      return ok('Added Successfully', { id });
+    },
+  );
+
+  app.delete('/segment/email/delete', { schema: { summary: 'Delete a hand-added segment recipient', querystring: RecipientIdQuery, response: responses(OkText, 404, 422) } }, async (req) => {
+    await deleteRecipient(deps, req.userId, req.query.segment_recipient_id);
     return ok('Deleted Successfully');
   });
 
-  app.delete('/segment/delete', { schema: { querystring: SegmentIdQuery } }, async (req) => {
-    await deleteSegment(db, req.userId, req.query.segment_id);
+  app.delete('/segment/delete', { schema: { summary: 'Delete a segment', querystring: SegmentIdQuery, response: responses(OkInErrors, 404, 422) } }, async (req) => {
+    await deleteSegment(deps, req.userId, req.query.segment_id);
     return okInErrors('Deleted Successfully');
   });
 };

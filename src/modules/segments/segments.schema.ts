@@ -1,18 +1,30 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { Selectable } from 'kysely';
 import type { SegmentTable } from '../../db/types.js';
-import { Email, Enum, Id, Paging, QueryIds, Text } from '../../http/schemas.js';
+import { Email, Enum, Id, ListMessage, Nullable, Paging, QueryIds, Success, Text, Timestamp } from '../../http/schemas.js';
+import { OPERATORS } from './segments.conditions.js';
 import { countryById } from '../geo/geo.data.js';
 
 export type SegmentRow = Selectable<SegmentTable>;
 
-/** Create/update parameters (contract §8); the condition arrays are checked by the service. */
+/**
+ * Create/update parameters. A segment's conditions are three parallel arrays: condition i compares
+ * field `select_field[i]` with operator `select_operator[i]` against the entries of `value` it takes
+ * (none, one, or two for `between`), in order. The service checks them against the account's fields.
+ */
 const segmentFields = {
   segment_name: Text(),
   contact_type_id: Id,
-  select_field: Type.Optional(Type.Array(Text(64), { maxItems: 50 })),
-  select_operator: Type.Optional(Type.Array(Text(32), { maxItems: 50 })),
-  value: Type.Optional(Type.Array(Text(), { maxItems: 100 })),
+  select_field: Type.Optional(
+    Type.Array(Text(64), { maxItems: 50, description: 'Per condition: a reserved field, `created_at`, or a custom field of the account.' }),
+  ),
+  select_operator: Type.Optional(Type.Array(Text(32), { maxItems: 50, description: `Per condition, one of: ${OPERATORS.join(', ')}.` })),
+  value: Type.Optional(
+    Type.Array(Text(), {
+      maxItems: 100,
+      description: 'The conditions\' values in order: none for `is empty` and `is not empty`, two for `between`, else one.',
+    }),
+  ),
   query_type: Type.Optional(Enum(['and', 'or'] as const)),
 };
 
@@ -41,6 +53,32 @@ function jsonArray(text: string): string[] {
     return [];
   }
 }
+
+const segmentProperties = {
+  id: Type.Integer(),
+  user_id: Type.Integer(),
+  contact_type_id: Type.Integer(),
+  segment_name: Type.String(),
+  select_field: Type.Array(Type.String(), { description: 'One field per condition.' }),
+  select_operator: Type.Array(Type.String(), { description: 'One operator per condition.' }),
+  value: Type.Array(Type.String(), { description: 'The conditions\' values in order (two for `between`, none for `is empty`).' }),
+  query_type: Nullable(Type.String({ description: '`and`: a member matches every condition; `or`: any of them.' })),
+  deleted_at: Nullable(Timestamp),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+};
+
+/** The list's segments, each with its member count. */
+export const SegmentList = Success(
+  ListMessage(
+    'segments',
+    Type.Object(
+      { ...segmentProperties, segment_emails_count: Type.Integer({ minimum: 0, description: 'Members: matched contacts and hand-added recipients.' }) },
+      { description: 'The contacts of one contact type that match its conditions, plus recipients added by hand.' },
+    ),
+  ),
+  { description: "The account's segments, newest first." },
+);
 
 /** The API shape of a segment (`segment_emails_count` only in the list). */
 export function toSegment(row: SegmentRow) {
@@ -76,6 +114,29 @@ export interface RecipientListRow {
   created_at: string;
   updated_at: string;
 }
+
+/** What `toSegmentRecipient` returns. */
+export const SegmentRecipientShape = Type.Object(
+  {
+    id: Type.Integer(),
+    user_id: Type.Integer(),
+    segment_id: Type.Integer(),
+    contact_id: Nullable(Type.Integer({ description: 'The matched contact; null for a recipient added by hand.' })),
+    first_name: Type.String(),
+    last_name: Type.String(),
+    email: Type.String(),
+    country: Nullable(Type.String({ description: 'The country\'s name.' })),
+    state: Nullable(Type.String()),
+    city: Nullable(Type.String()),
+    address_line1: Nullable(Type.String()),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+    fullname: Type.String({ description: 'First and last name.' }),
+  },
+  { description: 'A member of a segment: a matching contact (its current fields) or a recipient added by hand.' },
+);
+
+export const SegmentRecipientList = Success(ListMessage('contactEmails', SegmentRecipientShape), { description: "The segment's members, newest first." });
 
 /** The API shape of a segment recipient; `country` is the country's name, as in the contact list. */
 export function toSegmentRecipient(row: RecipientListRow) {

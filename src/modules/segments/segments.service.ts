@@ -1,3 +1,4 @@
+import type { AppDeps } from '../../deps.js';
 import type { Db } from '../../db/index.js';
 import { lockAccountSegments } from '../../db/dialect.js';
 import { queryListSource } from '../../db/list-source.js';
@@ -23,7 +24,8 @@ import {
 import { toSegment, toSegmentRecipient, type RecipientInput, type RecipientListRow, type SegmentInput, type SegmentRow } from './segments.schema.js';
 
 /** The list source of the account's segments with `segment_emails_count`. */
-export function segmentList(db: Db, userId: number) {
+export function listSegments(deps: AppDeps, userId: number) {
+  const { db } = deps.database;
   return queryListSource(
     () => selectSegmentsWithCounts(db, userId),
     's.id',
@@ -55,7 +57,8 @@ async function checkSegment(db: Db, userId: number, input: SegmentInput, rules: 
 }
 
 /** Creates a segment and computes its membership in the same transaction; returns its id. */
-export async function createSegment(db: Db, userId: number, input: SegmentInput, schemaFailures: FieldErrors): Promise<number> {
+export async function createSegment(deps: AppDeps, userId: number, input: SegmentInput, schemaFailures: FieldErrors): Promise<number> {
+  const { db } = deps.database;
   const values = await checkSegment(db, userId, input, new Rules(schemaFailures));
   return db.transaction().execute(async (trx) => {
     await lockAccountSegments(trx, userId);
@@ -70,7 +73,13 @@ export async function createSegment(db: Db, userId: number, input: SegmentInput,
  * Replaces a segment's definition and recomputes its membership: members that still match keep
  * their place, hand-added recipients stay, and matched contacts removed by hand come back.
  */
-export async function updateSegment(db: Db, userId: number, input: SegmentInput & { segment_id: number }, schemaFailures: FieldErrors): Promise<void> {
+export async function updateSegment(
+  deps: AppDeps,
+  userId: number,
+  input: SegmentInput & { segment_id: number },
+  schemaFailures: FieldErrors,
+): Promise<void> {
+  const { db } = deps.database;
   const rules = new Rules(schemaFailures);
   if (!rules.failed('segment_id') && !(await findSegment(db, userId, input.segment_id))) throw new NotFound(RNF);
   const values = await checkSegment(db, userId, input, rules);
@@ -84,9 +93,9 @@ export async function updateSegment(db: Db, userId: number, input: SegmentInput 
 }
 
 /** Soft-deletes a segment and drops its members. */
-export async function deleteSegment(db: Db, userId: number, rawId: unknown): Promise<void> {
+export async function deleteSegment(deps: AppDeps, userId: number, rawId: unknown): Promise<void> {
   const id = toId(rawId);
-  await db.transaction().execute(async (trx) => {
+  await deps.database.db.transaction().execute(async (trx) => {
     if (!id || !(await findSegment(trx, userId, id))) throw new NotFound(RNF);
     await lockAccountSegments(trx, userId);
     await softDeleteSegment(trx, userId, id);
@@ -94,7 +103,8 @@ export async function deleteSegment(db: Db, userId: number, rawId: unknown): Pro
 }
 
 /** The list source of a segment's members (`Record not found` for an unknown segment). */
-export async function recipientList(db: Db, userId: number, rawSegmentId: unknown) {
+export async function listSegmentRecipients(deps: AppDeps, userId: number, rawSegmentId: unknown) {
+  const { db } = deps.database;
   const id = toId(rawSegmentId);
   if (!id || !(await findSegment(db, userId, id))) throw new NotFound(Rnf);
   return queryListSource(
@@ -105,7 +115,8 @@ export async function recipientList(db: Db, userId: number, rawSegmentId: unknow
 }
 
 /** Adds a recipient by hand; an address already in the segment is a field error on `email`. */
-export async function addRecipient(db: Db, userId: number, input: RecipientInput, schemaFailures: FieldErrors): Promise<number> {
+export async function addRecipient(deps: AppDeps, userId: number, input: RecipientInput, schemaFailures: FieldErrors): Promise<number> {
+  const { db } = deps.database;
   const rules = new Rules(schemaFailures);
   const segment = rules.failed('segment_id') ? undefined : await findSegment(db, userId, input.segment_id);
   if (!segment && !rules.failed('segment_id')) rules.add('segment_id', messages.invalid('segment_id'));
@@ -123,9 +134,9 @@ export async function addRecipient(db: Db, userId: number, input: RecipientInput
  * Removes a member. A hand-added recipient is deleted; a matched contact is excluded from the
  * segment until the segment is edited (the contact itself is untouched).
  */
-export async function deleteRecipient(db: Db, userId: number, rawId: unknown): Promise<void> {
+export async function deleteRecipient(deps: AppDeps, userId: number, rawId: unknown): Promise<void> {
   const id = toId(rawId);
-  await db.transaction().execute(async (trx) => {
+  await deps.database.db.transaction().execute(async (trx) => {
     await lockAccountSegments(trx, userId);
     const row = id ? await findRecipient(trx, userId, id) : undefined;
     if (!row) throw new NotFound(RNF);

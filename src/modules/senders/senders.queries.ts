@@ -1,39 +1,38 @@
-import type { Insertable, Kysely, Updateable } from 'kysely';
-import type { DB, SenderTable } from '../../db/types.js';
+import type { Insertable, Updateable } from 'kysely';
+import type { SenderTable } from '../../db/types.js';
 import { isoMicros } from '../../util/time.js';
 import { softDeleteOwned } from '../../db/soft-delete.js';
-
-type Q = Kysely<DB>;
+import type { Db } from '../../db/index.js';
 
 /** The account's live senders. */
-export function selectSenders(db: Q, userId: number) {
+export function selectSenders(db: Db, userId: number) {
   return db.selectFrom('senders').selectAll().where('user_id', '=', userId).where('deleted_at', 'is', null);
 }
 
 /** One live sender of the account. */
-export function findSender(db: Q, userId: number, id: number) {
+export function findSender(db: Db, userId: number, id: number) {
   return selectSenders(db, userId).where('id', '=', id).executeTakeFirst();
 }
 
 /**
  * One live, verified sender of the account: what single sends and automation emails may use
- * (contract §10; their rule's text is `senderFailure`'s).
+ * (their rule and its failure texts are `senderFailure`'s).
  */
-export function findVerifiedSender(db: Q, userId: number, id: number) {
+export function findVerifiedSender(db: Db, userId: number, id: number) {
   return selectSenders(db, userId).where('id', '=', id).where('is_verified', '=', 1).executeTakeFirst();
 }
 
 /** A live sender by id alone: the verification link carries no API keys. */
-export function findSenderForVerification(db: Q, id: number) {
+export function findSenderForVerification(db: Db, id: number) {
   return db.selectFrom('senders').selectAll().where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
 }
 
-export async function insertSender(db: Q, values: Insertable<SenderTable>): Promise<number> {
+export async function insertSender(db: Db, values: Insertable<SenderTable>): Promise<number> {
   const row = await db.insertInto('senders').values(values).returning('id').executeTakeFirstOrThrow();
   return row.id;
 }
 
-export async function updateSenderRow(db: Q, userId: number, id: number, values: Updateable<SenderTable>): Promise<void> {
+export async function updateSenderRow(db: Db, userId: number, id: number, values: Updateable<SenderTable>): Promise<void> {
   await db
     .updateTable('senders')
     .set({ ...values, updated_at: isoMicros() })
@@ -44,7 +43,7 @@ export async function updateSenderRow(db: Q, userId: number, id: number, values:
 }
 
 /** Soft-deletes a live sender; false when there was none. */
-export async function softDeleteSender(db: Q, userId: number, id: number): Promise<boolean> {
+export async function softDeleteSender(db: Db, userId: number, id: number): Promise<boolean> {
   return (await softDeleteOwned(db, 'senders', userId, [id])) > 0;
 }
 
@@ -52,7 +51,7 @@ export async function softDeleteSender(db: Q, userId: number, id: number): Promi
  * Takes the sender's verification-mail slot: sets `send_at` to `now` unless a mail went out
  * after `notAfter`. One conditional UPDATE, so two racing resends cannot both win.
  */
-export async function claimVerificationSlot(db: Q, userId: number, id: number, now: string, notAfter: string): Promise<boolean> {
+export async function claimVerificationSlot(db: Db, userId: number, id: number, now: string, notAfter: string): Promise<boolean> {
   const res = await db
     .updateTable('senders')
     .set({ send_at: now })
@@ -65,7 +64,7 @@ export async function claimVerificationSlot(db: Q, userId: number, id: number, n
 }
 
 /** Marks a live, unverified sender verified; false when it already was (or is gone). */
-export async function markSenderVerified(db: Q, id: number, fromEmail: string): Promise<boolean> {
+export async function markSenderVerified(db: Db, id: number, fromEmail: string): Promise<boolean> {
   const res = await db
     .updateTable('senders')
     .set({ is_verified: 1, updated_at: isoMicros() })

@@ -1,14 +1,17 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { Selectable } from 'kysely';
 import type { SenderTable } from '../../db/types.js';
-import { HeaderText, Id, PagingQuery, QueryIds, Text } from '../../http/schemas.js';
+import { HeaderText, Id, ListMessage, Nullable, PagingQuery, QueryIds, Success, Text, Timestamp } from '../../http/schemas.js';
 
 export type SenderRow = Selectable<SenderTable>;
 
-/** An address that ends up in a mail header: a valid address, and no CR/LF (contract §2). */
+/** An address that ends up in a mail header: a valid address, and no CR or LF (no header injection). */
 const HeaderEmail = Type.String({ format: 'email', maxLength: 254, pattern: '^[^\\r\\n]*$' });
 
-/** Every parameter of save (contract §10). */
+/**
+ * Every parameter of save (update takes them all again). The state must be one of the country's
+ * and the city one of the state's (or of the country's without a state): the service checks that.
+ */
 export const senderFields = {
   from_name: HeaderText(),
   from_email: HeaderEmail,
@@ -28,7 +31,35 @@ export type SenderInput = Static<typeof SaveSenderBody>;
 export const SenderIdQuery = QueryIds('sender_id');
 export const ListSendersQuery = PagingQuery;
 
-/** The API shape of a sender, in the spec's field order. */
+/** What `toSender` returns: a sender in list and details. */
+export const SenderShape = Type.Object(
+  {
+    id: Type.Integer(),
+    user_id: Type.Integer(),
+    from_name: Type.String(),
+    from_email: Type.String(),
+    reply_to_email: Type.String(),
+    country_id: Type.Integer(),
+    state_id: Nullable(Type.Integer()),
+    city_id: Nullable(Type.Integer()),
+    zip_code: Nullable(Type.String()),
+    company_address: Type.String(),
+    company_address2: Nullable(Type.String()),
+    nickname: Type.String(),
+    is_verified: Type.Integer({ minimum: 0, maximum: 1, description: '1 once the link mailed to `from_email` has been opened; a new `from_email` sets it back to 0.' }),
+    utr: Type.String({ description: 'Unique public token of the sender.' }),
+    send_at: Nullable(Type.String({ description: 'When the last verification mail was sent: UTC, `YYYY-MM-DD HH:MM:SS`.' })),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+    deleted_at: Nullable(Timestamp),
+  },
+  { description: 'An address campaigns are sent from; single sends and automations take only verified ones.' },
+);
+
+export const SenderList = Success(ListMessage('senders', SenderShape), { description: "The account's senders, newest first." });
+export const SenderDetails = Success(Type.Object({ sender: SenderShape }));
+
+/** The API shape of a sender (field order as the API has always shown it). */
 export function toSender(row: SenderRow) {
   return {
     id: row.id,

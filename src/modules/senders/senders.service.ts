@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { AppDeps } from '../../app.js';
+import type { AppDeps } from '../../deps.js';
 import type { Db } from '../../db/index.js';
 import { queryListSource } from '../../db/list-source.js';
 import { sendQuietly } from '../../delivery/transports.js';
@@ -27,7 +27,8 @@ import { toSender, type SenderInput, type SenderRow } from './senders.schema.js'
 export const RESEND_INTERVAL_SECONDS = 60;
 
 /** The list source of the account's senders. */
-export function senderList(db: Db, userId: number) {
+export function listSenders(deps: AppDeps, userId: number) {
+  const { db } = deps.database;
   return queryListSource(() => selectSenders(db, userId), 'id', (rows: SenderRow[]) => rows.map(toSender));
 }
 
@@ -39,12 +40,12 @@ async function requireSender(db: Db, userId: number, rawId: unknown): Promise<Se
 }
 
 /** One sender (details). */
-export async function getSender(db: Db, userId: number, rawId: unknown) {
-  return toSender(await requireSender(db, userId, rawId));
+export async function getSender(deps: AppDeps, userId: number, rawId: unknown) {
+  return toSender(await requireSender(deps.database.db, userId, rawId));
 }
 
 /**
- * The address rules (contract §10): the country exists, the state is one of the country's and
+ * The address rules: the country exists, the state is one of the country's and
  * the city one of the state's (or of the country's when no state is given).
  */
 function checkAddress(input: SenderInput, rules: Rules): void {
@@ -122,9 +123,9 @@ export async function updateSender(deps: AppDeps, userId: number, input: SenderI
 }
 
 /** Soft-deletes a sender. */
-export async function deleteSender(db: Db, userId: number, rawId: unknown): Promise<void> {
+export async function deleteSender(deps: AppDeps, userId: number, rawId: unknown): Promise<void> {
   const id = toId(rawId);
-  if (!id || !(await softDeleteSender(db, userId, id))) throw new NotFound(RNF);
+  if (!id || !(await softDeleteSender(deps.database.db, userId, id))) throw new NotFound(RNF);
 }
 
 /**
@@ -173,9 +174,11 @@ export async function verifySenderByToken(deps: AppDeps, token: unknown): Promis
 
 /**
  * The `sender_id` rule of single sends and automation emails: null when the id names a live,
- * verified sender of the account, else the failure text (contract §10). Use with `Rules.check`.
+ * verified sender of the account, else the failure text (`The selected sender id is not
+ * verified.` for an unverified one, the usual invalid text otherwise). Use with `Rules.check`.
  */
-export async function senderFailure(db: Db, userId: number, id: number): Promise<string | null> {
+export async function senderFailure(deps: AppDeps, userId: number, id: number): Promise<string | null> {
+  const { db } = deps.database;
   if (await findVerifiedSender(db, userId, id)) return null;
   return (await findSender(db, userId, id)) ? 'The selected sender id is not verified.' : messages.invalid('sender_id');
 }

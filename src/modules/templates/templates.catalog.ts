@@ -4,7 +4,7 @@ import { compileMjml, parseDesign, type MjmlNode } from './templates.mjml.js';
 import { toDesignTemplate, type DesignTemplate } from './templates.schema.js';
 
 /**
- * The shipped design templates (contract §11). They are global, the same for every account, and
+ * The shipped design templates. They are global, the same for every account, and
  * live in the code rather than the database: they change with releases, not with use.
  * Sources: `assets/templates/<slug>.json` (MJML JSON); previews: `assets/templates/<slug>.png`.
  */
@@ -24,7 +24,7 @@ export const CATALOG: readonly CatalogEntry[] = [
   { id: 6, slug: 'letter', template_name: 'Plain letter', is_blank: 0 },
 ];
 
-/** The id of the blank template: "a custom template supplied by the caller" (api-spec). */
+/** The id of the blank template: the caller supplies the design itself. */
 export const BLANK_TEMPLATE_ID = 1;
 
 /** Fixed: the templates ship with the release, they are not created at run time. */

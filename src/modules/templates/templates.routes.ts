@@ -1,22 +1,41 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import etag from '@fastify/etag';
+import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { NoQuery } from './templates.schema.js';
-import { designTemplatesBody, dynamicContentBody, type PreparedBody } from './templates.service.js';
+import { ok } from '../../http/envelope.js';
+import { NotModified, responses, Success } from '../../http/schemas.js';
+import { DesignTemplateSchema, NoQuery } from './templates.schema.js';
+import { listDesignTemplates, listPlaceholderNames } from './templates.service.js';
 
-/** A prepared envelope, with an ETag so clients can skip the ~150 KB of templates when unchanged. */
-function sendPrepared(req: FastifyRequest, reply: FastifyReply, { body, etag }: PreparedBody) {
-  reply.header('ETag', etag).header('Cache-Control', 'private, max-age=3600');
-  if (req.headers['if-none-match'] === etag) return reply.code(304).send();
-  return reply.type('application/json; charset=utf-8').send(body);
-}
+const Templates = Success(Type.Object({ templates: Type.Array(DesignTemplateSchema) }), 'Every shipped template, by id; id 1 is the blank one.');
+const Contents = Success(Type.Object({ contents: Type.Array(Type.String()) }), 'The placeholder names, written `((name))` in a design.');
 
-/** `/get-design/template` and `/get-dynamic/content` (api-spec "Design templates and dynamic content"). */
+/** `/get-design/template` and `/get-dynamic/content`: the shipped designs and the placeholder names. */
 export const templateRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  app.get('/get-design/template', { schema: { querystring: NoQuery } }, async (req, reply) =>
-    sendPrepared(req, reply, await designTemplatesBody()),
+  // Clients can skip the ~150 KB of templates when unchanged. Weak: the body may leave compressed.
+  await app.register(etag, { weak: true });
+
+  app.get(
+    '/get-design/template',
+    {
+      schema: {
+        summary: 'List the design templates',
+        description: 'Each with its MJML source (`json_code`, MJML\'s JSON form), the compiled HTML and a preview image name (`/images/templates/<preview_image>`).',
+        querystring: NoQuery,
+        response: { ...responses(Templates), 304: NotModified },
+      },
+    },
+    async (_req, reply) => {
+      reply.header('Cache-Control', 'private, max-age=3600');
+      return ok({ templates: await listDesignTemplates() });
+    },
   );
 
-  app.get('/get-dynamic/content', { schema: { querystring: NoQuery } }, async (req, reply) =>
-    sendPrepared(req, reply, dynamicContentBody()),
+  app.get(
+    '/get-dynamic/content',
+    { schema: { summary: 'List the placeholder names', querystring: NoQuery, response: { ...responses(Contents), 304: NotModified } } },
+    async (_req, reply) => {
+      reply.header('Cache-Control', 'private, max-age=3600');
+      return ok({ contents: listPlaceholderNames() });
+    },
   );
 };

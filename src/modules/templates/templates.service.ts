@@ -1,36 +1,16 @@
-import { createHash } from 'node:crypto';
 import { PLACEHOLDER_NAMES } from '../../delivery/placeholders.js';
 import { shippedTemplates } from './templates.catalog.js';
-
-export interface PreparedBody {
-  body: string;
-  etag: string;
-}
-
-let templatesBody: Promise<PreparedBody> | null = null;
-
-function prepare(message: unknown): PreparedBody {
-  const body = JSON.stringify({ status: 'success', message });
-  return { body, etag: `"${createHash('sha1').update(body).digest('base64url')}"` };
-}
+import type { DesignTemplate } from './templates.schema.js';
 
 /**
- * The `/get-design/template` envelope: every shipped template, ordered by id (the blank one
- * first, as a picker shows it). Serialised once: the templates only change with a release.
+ * Every shipped design template, ordered by id (the blank one first, as a picker shows it). They
+ * are global: the same for every account, compiled once and kept.
  */
-export function designTemplatesBody(): Promise<PreparedBody> {
-  templatesBody ??= shippedTemplates()
-    .then((all) => prepare({ templates: all.map((t) => t.api) }))
-    .catch((err) => {
-      templatesBody = null;
-      throw err;
-    });
-  return templatesBody;
+export async function listDesignTemplates(): Promise<DesignTemplate[]> {
+  return (await shippedTemplates()).map((t) => t.api);
 }
 
-const contentsBody = prepare({ contents: PLACEHOLDER_NAMES });
-
-/** The `/get-dynamic/content` envelope: the 21 placeholder names in the spec's order. */
-export function dynamicContentBody(): PreparedBody {
-  return contentsBody;
+/** The placeholder names a design may use, in the order editors list them (21 names). */
+export function listPlaceholderNames(): string[] {
+  return [...PLACEHOLDER_NAMES];
 }

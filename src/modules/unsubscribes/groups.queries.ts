@@ -1,10 +1,7 @@
 import { randomInt } from 'node:crypto';
-import type { Kysely } from 'kysely';
-import type { DB } from '../../db/types.js';
 import { isoMicros } from '../../util/time.js';
 import { softDeleteOwned } from '../../db/soft-delete.js';
-
-type Q = Kysely<DB>;
+import type { Db } from '../../db/index.js';
 
 export interface GroupValues {
   group_name: string;
@@ -13,12 +10,12 @@ export interface GroupValues {
 }
 
 /** The account's live (not deleted) groups. */
-export function selectGroups(db: Q, userId: number) {
+export function selectGroups(db: Db, userId: number) {
   return db.selectFrom('unsubscribe_groups').selectAll().where('user_id', '=', userId).where('deleted_at', 'is', null);
 }
 
 /** The account's live groups with their recipients counted. */
-export function selectGroupsWithCounts(db: Q, userId: number) {
+export function selectGroupsWithCounts(db: Db, userId: number) {
   return db
     .selectFrom('unsubscribe_groups as g')
     .selectAll('g')
@@ -34,21 +31,21 @@ export function selectGroupsWithCounts(db: Q, userId: number) {
 }
 
 /** One live group of the account, or undefined (unknown, another account's, or deleted). */
-export function findUnsubscribeGroup(db: Q, userId: number, id: number) {
+export function findUnsubscribeGroup(db: Db, userId: number, id: number) {
   return selectGroups(db, userId).where('id', '=', id).executeTakeFirst();
 }
 
 /** A group of the account, deleted or not (suppression and unsubscribes still honour deleted groups). */
-export function findGroupAnyState(db: Q, userId: number, id: number) {
+export function findGroupAnyState(db: Db, userId: number, id: number) {
   return db.selectFrom('unsubscribe_groups').selectAll().where('user_id', '=', userId).where('id', '=', id).executeTakeFirst();
 }
 
 /** The account's live groups offered on the unsubscribe preferences page (`is_display` 1), oldest first. */
-export function listDisplayGroups(db: Q, userId: number) {
+export function listDisplayGroups(db: Db, userId: number) {
   return selectGroups(db, userId).where('is_display', '=', 1).orderBy('id', 'asc').execute();
 }
 
-/** A random 12-digit numeric text (the spec's `rand_id`). */
+/** A random 12-digit numeric text: a group's `rand_id`, unique across accounts. */
 function newRandId(): string {
   return String(randomInt(100_000_000_000, 1_000_000_000_000));
 }
@@ -57,7 +54,7 @@ function newRandId(): string {
  * Inserts a group with a fresh `rand_id`. The unique index decides collisions: a clash inserts
  * nothing (ON CONFLICT DO NOTHING) and the insert is retried with another value.
  */
-export async function insertGroup(db: Q, userId: number, values: GroupValues): Promise<number> {
+export async function insertGroup(db: Db, userId: number, values: GroupValues): Promise<number> {
   const now = isoMicros();
   for (let attempt = 0; attempt < 8; attempt++) {
     const row = await db
@@ -72,7 +69,7 @@ export async function insertGroup(db: Q, userId: number, values: GroupValues): P
 }
 
 /** Updates a live group of the account; returns whether one was updated. */
-export async function updateGroupRow(db: Q, userId: number, id: number, values: GroupValues): Promise<boolean> {
+export async function updateGroupRow(db: Db, userId: number, id: number, values: GroupValues): Promise<boolean> {
   const res = await db
     .updateTable('unsubscribe_groups')
     .set({ ...values, updated_at: isoMicros() })
@@ -84,6 +81,6 @@ export async function updateGroupRow(db: Q, userId: number, id: number, values: 
 }
 
 /** Soft-deletes a live group of the account (its recipients stay); returns whether one was deleted. */
-export async function softDeleteGroup(db: Q, userId: number, id: number): Promise<boolean> {
+export async function softDeleteGroup(db: Db, userId: number, id: number): Promise<boolean> {
   return (await softDeleteOwned(db, 'unsubscribe_groups', userId, [id])) > 0;
 }

@@ -2,38 +2,45 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ok } from '../../http/envelope.js';
 import { schemaErrors } from '../../http/error-handler.js';
 import { sendList } from '../../http/list.js';
-import { GroupBody, GroupIdQuery, ListGroupsQuery } from './groups.schema.js';
-import { createGroup, deleteGroup, getGroup, groupList, updateGroup } from './groups.service.js';
+import { OkCreated, OkText, responses } from '../../http/schemas.js';
+import { GroupBody, GroupIdQuery, ListGroupsQuery, UnsubscribeGroupDetails, UnsubscribeGroupList } from './groups.schema.js';
+import { createGroup, deleteGroup, getGroup, listUnsubscribeGroups, updateGroup } from './groups.service.js';
 
 /** `/unsubscribes-groups…` endpoints for the groups themselves (recipients: unsubscribes.routes.ts). */
 export const unsubscribeGroupRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const { db } = app.deps.database;
+  const { deps } = app;
 
-  app.get('/unsubscribes-groups', { schema: { querystring: ListGroupsQuery } }, (req, reply) =>
-    sendList(reply, 'unsubscribesGroups', req.query, groupList(db, req.userId)),
+  app.get('/unsubscribes-groups', { schema: { summary: 'List unsubscribe groups', querystring: ListGroupsQuery, response: responses(UnsubscribeGroupList, 422) } }, (req, reply) =>
+    sendList(reply, 'unsubscribesGroups', req.query, listUnsubscribeGroups(deps, req.userId)),
   );
 
-  app.post('/unsubscribes-groups/save', { schema: { body: GroupBody }, config: { deferValidation: true } }, async (req) => {
-    const id = await createGroup(db, req.userId, req.body, schemaErrors(req));
-    return ok('Saved Successfully', { id });
-  });
-
-  app.get('/unsubscribes-groups/details', { schema: { querystring: GroupIdQuery } }, async (req) =>
-    ok({ unsubscribesGroup: await getGroup(db, req.userId, req.query.id) }),
+  app.post(
+    '/unsubscribes-groups/save',
+    { schema: { summary: 'Create an unsubscribe group', body: GroupBody, response: responses(OkCreated, 422) }, config: { deferValidation: true } },
+    async (req) => {
+      const id = await createGroup(deps, req.userId, req.body, schemaErrors(req));
+      return ok('Saved Successfully', { id });
+    },
   );
 
-  // The id travels in the query, the fields in the body (spec).
+  app.get(
+    '/unsubscribes-groups/details',
+    { schema: { summary: 'View an unsubscribe group', querystring: GroupIdQuery, response: responses(UnsubscribeGroupDetails, 404, 422) } },
+    async (req) => ok({ unsubscribesGroup: await getGroup(deps, req.userId, req.query.id) }),
+  );
+
+  // Unlike the other updates, the id travels in the query and only the fields in the body.
   app.post(
     '/unsubscribes-groups/update',
-    { schema: { querystring: GroupIdQuery, body: GroupBody }, config: { deferValidation: true } },
+    { schema: { summary: 'Update an unsubscribe group', querystring: GroupIdQuery, body: GroupBody, response: responses(OkText, 404, 422) }, config: { deferValidation: true } },
     async (req) => {
-      await updateGroup(db, req.userId, req.query.id, req.body, schemaErrors(req));
+      await updateGroup(deps, req.userId, req.query.id, req.body, schemaErrors(req));
       return ok('Updated Successfully');
     },
   );
 
-  app.delete('/unsubscribes-groups/delete', { schema: { querystring: GroupIdQuery } }, async (req) => {
-    await deleteGroup(db, req.userId, req.query.id);
+  app.delete('/unsubscribes-groups/delete', { schema: { summary: 'Delete an unsubscribe group', querystring: GroupIdQuery, response: responses(OkText, 404, 422) } }, async (req) => {
+    await deleteGroup(deps, req.userId, req.query.id);
     return ok('Deleted Successfully');
   });
 };

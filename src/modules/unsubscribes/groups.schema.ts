@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { Selectable } from 'kysely';
 import type { UnsubscribeGroupTable } from '../../db/types.js';
-import { PagingQuery, QueryIds, Text } from '../../http/schemas.js';
+import { ListMessage, PagingQuery, QueryIds, Success, Text, Timestamp } from '../../http/schemas.js';
 
 export type UnsubscribeGroupRow = Selectable<UnsubscribeGroupTable>;
 
@@ -12,7 +12,7 @@ export type UnsubscribeGroupRow = Selectable<UnsubscribeGroupTable>;
 export const GroupBody = Type.Object({
   group_name: Text(255),
   description: Text(65_535),
-  is_display: Type.Unknown(),
+  is_display: Type.Unknown({ description: 'Whether the preferences page offers the group: 1/0, true/false or "1"/"0".' }),
 });
 export interface GroupInput {
   group_name: string;
@@ -29,6 +29,34 @@ export function toFlag(value: unknown): 0 | 1 | null {
   if (value === false || value === 0 || value === '0') return 0;
   return null;
 }
+
+const groupProperties = {
+  id: Type.Integer(),
+  user_id: Type.Integer(),
+  rand_id: Type.String({ description: 'Random numeric text, unique across accounts.' }),
+  group_name: Type.String(),
+  description: Type.String(),
+  is_display: Type.Integer({ minimum: 0, maximum: 1, description: '1 when the unsubscribe preferences page offers the group.' }),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+};
+
+/** What `toGroup` returns (details). */
+export const UnsubscribeGroupShape = Type.Object(groupProperties, {
+  description: 'A topic recipients can unsubscribe from on its own, keeping other mail of the account.',
+});
+
+/** The list's groups: each with how many recipients unsubscribed from it. */
+export const UnsubscribeGroupList = Success(
+  ListMessage(
+    'unsubscribesGroups',
+    Type.Object({ ...groupProperties, unsubscribe_clients_count: Type.Integer({ minimum: 0, description: 'Recipients of the group.' }) }),
+  ),
+  { description: "The account's unsubscribe groups, newest first." },
+);
+
+/** Details: `{unsubscribesGroup}`. */
+export const UnsubscribeGroupDetails = Success(Type.Object({ unsubscribesGroup: UnsubscribeGroupShape }));
 
 /** The API shape of a group (`unsubscribe_clients_count` is added by the list only). */
 export function toGroup(row: UnsubscribeGroupRow) {

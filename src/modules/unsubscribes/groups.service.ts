@@ -1,4 +1,4 @@
-import type { Db } from '../../db/index.js';
+import type { AppDeps } from '../../deps.js';
 import { queryListSource } from '../../db/list-source.js';
 import { NotFound, RNF, type FieldErrors } from '../../http/errors.js';
 import { messages, Rules } from '../../http/messages.js';
@@ -14,7 +14,8 @@ import {
 import { toFlag, toGroup, type GroupInput, type UnsubscribeGroupRow } from './groups.schema.js';
 
 /** The list source of the account's live groups with `unsubscribe_clients_count`. */
-export function groupList(db: Db, userId: number) {
+export function listUnsubscribeGroups(deps: AppDeps, userId: number) {
+  const { db } = deps.database;
   return queryListSource(
     () => selectGroupsWithCounts(db, userId),
     'g.id',
@@ -33,14 +34,14 @@ function checkGroup(input: GroupInput, schemaFailures: FieldErrors): GroupValues
 }
 
 /** Creates a group; returns its id. */
-export async function createGroup(db: Db, userId: number, input: GroupInput, schemaFailures: FieldErrors): Promise<number> {
-  return insertGroup(db, userId, checkGroup(input, schemaFailures));
+export async function createGroup(deps: AppDeps, userId: number, input: GroupInput, schemaFailures: FieldErrors): Promise<number> {
+  return insertGroup(deps.database.db, userId, checkGroup(input, schemaFailures));
 }
 
 /** One live group of the account for `details`; a missing, malformed or foreign id is RNF. */
-export async function getGroup(db: Db, userId: number, rawId: unknown) {
+export async function getGroup(deps: AppDeps, userId: number, rawId: unknown) {
   const id = toId(rawId);
-  const row = id ? await findUnsubscribeGroup(db, userId, id) : undefined;
+  const row = id ? await findUnsubscribeGroup(deps.database.db, userId, id) : undefined;
   if (!row) throw new NotFound(RNF);
   return toGroup(row);
 }
@@ -49,7 +50,8 @@ export async function getGroup(db: Db, userId: number, rawId: unknown) {
  * Replaces a group's fields. The group is looked up first: an unknown id is RNF whatever the body,
  * as for contacts; otherwise every field failure is reported together.
  */
-export async function updateGroup(db: Db, userId: number, rawId: unknown, input: GroupInput, schemaFailures: FieldErrors): Promise<void> {
+export async function updateGroup(deps: AppDeps, userId: number, rawId: unknown, input: GroupInput, schemaFailures: FieldErrors): Promise<void> {
+  const { db } = deps.database;
   const id = toId(rawId);
   if (!id || !(await findUnsubscribeGroup(db, userId, id))) throw new NotFound(RNF);
   const values = checkGroup(input, schemaFailures);
@@ -57,7 +59,7 @@ export async function updateGroup(db: Db, userId: number, rawId: unknown, input:
 }
 
 /** Soft-deletes a group: hidden from every endpoint, its recipients kept so suppression history stays. */
-export async function deleteGroup(db: Db, userId: number, rawId: unknown): Promise<void> {
+export async function deleteGroup(deps: AppDeps, userId: number, rawId: unknown): Promise<void> {
   const id = toId(rawId);
-  if (!id || !(await softDeleteGroup(db, userId, id))) throw new NotFound(RNF);
+  if (!id || !(await softDeleteGroup(deps.database.db, userId, id))) throw new NotFound(RNF);
 }

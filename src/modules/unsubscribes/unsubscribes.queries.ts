@@ -1,8 +1,7 @@
-import type { ExpressionBuilder, Kysely } from 'kysely';
+import type { ExpressionBuilder } from 'kysely';
 import type { DB } from '../../db/types.js';
 import { isoMicros } from '../../util/time.js';
-
-type Q = Kysely<DB>;
+import type { Db } from '../../db/index.js';
 
 /**
  * Which list a query works on: `null` is the account's global unsubscribe list, a number is that
@@ -17,7 +16,7 @@ export function inGroup(groupId: GroupKey) {
 }
 
 /** The entries of one list of the account. */
-export function selectUnsubscribers(db: Q, userId: number, groupId: GroupKey) {
+export function selectUnsubscribers(db: Db, userId: number, groupId: GroupKey) {
   return db.selectFrom('unsubscribers').selectAll().where('user_id', '=', userId).where(inGroup(groupId));
 }
 
@@ -30,7 +29,7 @@ const INSERT_CHUNK = 500;
  * NOTHING, no target, so either partial index counts). Returns each address's entry id, in input
  * order, and how many entries were new.
  */
-export async function insertUnsubscribers(db: Q, userId: number, groupId: GroupKey, emails: string[]): Promise<{ ids: number[]; added: number }> {
+export async function insertUnsubscribers(db: Db, userId: number, groupId: GroupKey, emails: string[]): Promise<{ ids: number[]; added: number }> {
   const ids: number[] = [];
   let added = 0;
   for (let i = 0; i < emails.length; i += INSERT_CHUNK) {
@@ -58,7 +57,7 @@ export async function insertUnsubscribers(db: Q, userId: number, groupId: GroupK
  * Deletes the account's entries among `ids` on the global list (`global`) or on any of its live
  * groups (`groups`: a deleted group's recipients are out of reach). Returns how many.
  */
-export async function deleteUnsubscribers(db: Q, userId: number, ids: number[], list: 'global' | 'groups'): Promise<number> {
+export async function deleteUnsubscribers(db: Db, userId: number, ids: number[], list: 'global' | 'groups'): Promise<number> {
   const res = await db
     .deleteFrom('unsubscribers')
     .where('user_id', '=', userId)
@@ -78,7 +77,7 @@ export async function deleteUnsubscribers(db: Q, userId: number, ids: number[], 
  * entries, plus that group's recipients when given), as a subquery for recipient resolution:
  * `.where('c.email_key', 'not in', suppressedKeys(db, userId, groupId))`.
  */
-export function suppressedKeys(db: Q, userId: number, groupId: GroupKey) {
+export function suppressedKeys(db: Db, userId: number, groupId: GroupKey) {
   return db
     .selectFrom('unsubscribers')
     .select('email_key')
@@ -89,13 +88,13 @@ export function suppressedKeys(db: Q, userId: number, groupId: GroupKey) {
 }
 
 /** Of the given lower-cased keys, those suppressed under `groupId` (one query). */
-export async function findSuppressedKeys(db: Q, userId: number, keys: string[], groupId: GroupKey): Promise<string[]> {
+export async function findSuppressedKeys(db: Db, userId: number, keys: string[], groupId: GroupKey): Promise<string[]> {
   if (keys.length === 0) return [];
   const rows = await suppressedKeys(db, userId, groupId).where('email_key', 'in', keys).execute();
   return rows.map((r) => r.email_key);
 }
 
 /** The lists an address is on: the global list and which groups (deleted ones included). */
-export function entriesOfEmail(db: Q, userId: number, emailKey: string) {
+export function entriesOfEmail(db: Db, userId: number, emailKey: string) {
   return db.selectFrom('unsubscribers').select(['id', 'unsubscribe_groups_id']).where('user_id', '=', userId).where('email_key', '=', emailKey).execute();
 }

@@ -1,7 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import type { Selectable } from 'kysely';
 import type { UnsubscriberTable } from '../../db/types.js';
-import { Id, Paging, PagingQuery, QueryIds } from '../../http/schemas.js';
+import { Id, ListMessage, Nullable, OkCreated, Paging, PagingQuery, QueryIds, Success, Timestamp } from '../../http/schemas.js';
+import { isEmail } from '../../util/email.js';
 
 export type UnsubscriberRow = Selectable<UnsubscriberTable>;
 
@@ -9,25 +10,16 @@ export type UnsubscriberRow = Selectable<UnsubscriberTable>;
 export const MAX_ADDRESSES = 10_000;
 
 /** A comma-separated list of addresses; each is checked by `parseEmailList`. */
-const EmailList = Type.String({ maxLength: MAX_ADDRESSES * 256 });
+const EmailList = Type.String({
+  maxLength: MAX_ADDRESSES * 256,
+  description: `Addresses separated by commas (at most ${MAX_ADDRESSES}); blanks are skipped, an address already on the list is kept once.`,
+});
 
 export const SaveGlobalBody = Type.Object({ email_address: EmailList });
 export const ManuallyAddBody = Type.Object({ unsubscribe_groups_id: Id, email_address: EmailList });
 export const UnsubscriberIdQuery = QueryIds('id');
 export const ListGlobalQuery = PagingQuery;
 export const RecipientsListQuery = Type.Object({ groupId: Type.Optional(Type.String({ maxLength: 64 })), ...Paging });
-
-/**
- * The `email` format of AJV's full mode (ajv-formats), which the other endpoints' `Email` schema
- * uses: the addresses of a list pass or fail exactly as a single `email` field would.
- */
-const EMAIL =
-  /^[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/i;
-
-/** A valid address (also used for the single address of `unsubscribeEmail`). */
-export function isEmail(value: string): boolean {
-  return value.length <= 254 && EMAIL.test(value);
-}
 
 /**
  * Splits a comma-separated list: each address trimmed, empty items (`a@x.io,,b@y.io,`) skipped,
@@ -49,6 +41,33 @@ export function parseEmailList(value: string): { emails: string[]; invalid: bool
   }
   return { emails, invalid };
 }
+
+/** What `toUnsubscriber` returns: an entry of the global list or a group's recipient. */
+export const UnsubscriberShape = Type.Object(
+  {
+    id: Type.Integer(),
+    user_id: Type.Integer(),
+    unsubscribe_groups_id: Nullable(Type.Integer({ description: 'The group; null for a global unsubscribe.' })),
+    email_address: Type.String(),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  },
+  { description: 'An address that gets no mail: from the account at all (global) or sent under one unsubscribe group.' },
+);
+
+/** The global list (`unSubscribers`). */
+export const GlobalUnsubscribeList = Success(ListMessage('unSubscribers', UnsubscriberShape), {
+  description: "The account's global unsubscribes, newest first.",
+});
+/** A group's recipients (`recipients`). */
+export const GroupRecipientList = Success(ListMessage('recipients', UnsubscriberShape), { description: "The group's recipients, newest first." });
+
+/** The answer of an add: `id` of the first address's entry and `ids` of every address's, in input order. */
+export const OkAdded = Type.Object({
+  ...OkCreated.properties,
+  id: Type.Integer({ description: 'The entry of the first address.' }),
+  ids: Type.Array(Type.Integer(), { description: 'The entry of each address sent, in order (an address already on the list keeps its entry).' }),
+});
 
 /** The API shape of a global unsubscribe or a group recipient. */
 export function toUnsubscriber(row: UnsubscriberRow) {

@@ -1,3 +1,4 @@
+import type { AppDeps } from '../../deps.js';
 import type { Db } from '../../db/index.js';
 import { queryListSource } from '../../db/list-source.js';
 import { NotFound, RNF, type FieldErrors } from '../../http/errors.js';
@@ -11,7 +12,7 @@ import { MAX_ADDRESSES, parseEmailList, toUnsubscriber, type UnsubscriberRow } f
 export type UnsubscribeList = 'global' | 'groups';
 
 /** The list source of one list of the account: global entries (null) or a group's recipients. */
-function unsubscriberList(db: Db, userId: number, groupId: GroupKey) {
+function listUnsubscribers(db: Db, userId: number, groupId: GroupKey) {
   return queryListSource(
     () => selectUnsubscribers(db, userId, groupId),
     'id',
@@ -20,18 +21,22 @@ function unsubscriberList(db: Db, userId: number, groupId: GroupKey) {
 }
 
 /** The account's global unsubscribe list. */
-export function globalUnsubscribeList(db: Db, userId: number) {
-  return unsubscriberList(db, userId, null);
+export function listGlobalUnsubscribes(deps: AppDeps, userId: number) {
+  return listUnsubscribers(deps.database.db, userId, null);
 }
 
 /** A live group's recipients; a missing, malformed, foreign or deleted group is RNF. */
-export async function groupRecipientList(db: Db, userId: number, rawGroupId: unknown) {
+export async function listGroupRecipients(deps: AppDeps, userId: number, rawGroupId: unknown) {
+  const { db } = deps.database;
   const groupId = toId(rawGroupId);
   if (!groupId || !(await findUnsubscribeGroup(db, userId, groupId))) throw new NotFound(RNF);
-  return unsubscriberList(db, userId, groupId);
+  return listUnsubscribers(db, userId, groupId);
 }
 
-/** Checks `email_address` (a comma-separated list, contract §9) into `rules`; returns the addresses. */
+/**
+ * Checks `email_address` (addresses separated by commas, each a valid address, at least one and
+ * at most MAX_ADDRESSES) into `rules`; returns the addresses.
+ */
 function checkEmailList(rules: Rules, value: string | undefined): string[] {
   if (rules.failed('email_address') || value === undefined) return [];
   const { emails, invalid } = parseEmailList(value);
@@ -47,11 +52,11 @@ async function addToList(db: Db, userId: number, groupId: GroupKey, emails: stri
 }
 
 /** Adds addresses to the global list (present ones are no-ops); returns each address's entry id. */
-export async function addGlobalUnsubscribes(db: Db, userId: number, emailList: string): Promise<number[]> {
+export async function addGlobalUnsubscribes(deps: AppDeps, userId: number, emailList: string): Promise<number[]> {
   const rules = new Rules();
   const emails = checkEmailList(rules, emailList);
   rules.done();
-  return addToList(db, userId, null, emails);
+  return addToList(deps.database.db, userId, null, emails);
 }
 
 /**
@@ -59,11 +64,12 @@ export async function addGlobalUnsubscribes(db: Db, userId: number, emailList: s
  * rule are reported together with the schema's failures. Returns each address's entry id.
  */
 export async function addGroupRecipients(
-  db: Db,
+  deps: AppDeps,
   userId: number,
   input: { unsubscribe_groups_id: number; email_address: string },
   schemaFailures: FieldErrors,
 ): Promise<number[]> {
+  const { db } = deps.database;
   const rules = new Rules(schemaFailures);
   await rules.check('unsubscribe_groups_id', input.unsubscribe_groups_id, async (id) =>
     (await findUnsubscribeGroup(db, userId, id)) ? null : messages.invalid('unsubscribe_groups_id'),
@@ -74,14 +80,14 @@ export async function addGroupRecipients(
 }
 
 /** Deletes one entry of the account's global list or groups; RNF when there is none. */
-export async function deleteUnsubscriber(db: Db, userId: number, rawId: unknown, list: UnsubscribeList): Promise<void> {
+export async function deleteUnsubscriber(deps: AppDeps, userId: number, rawId: unknown, list: UnsubscribeList): Promise<void> {
   const id = toId(rawId);
-  if (!id || (await deleteUnsubscribers(db, userId, [id], list)) === 0) throw new NotFound(RNF);
+  if (!id || (await deleteUnsubscribers(deps.database.db, userId, [id], list)) === 0) throw new NotFound(RNF);
 }
 
 /** Deletes the account's entries among `ids` (others are ignored, as for contacts); RNF when none was. */
-export async function bulkDeleteUnsubscribers(db: Db, userId: number, ids: number[], list: UnsubscribeList): Promise<number> {
-  const n = await deleteUnsubscribers(db, userId, [...new Set(ids)], list);
+export async function bulkDeleteUnsubscribers(deps: AppDeps, userId: number, ids: number[], list: UnsubscribeList): Promise<number> {
+  const n = await deleteUnsubscribers(deps.database.db, userId, [...new Set(ids)], list);
   if (n === 0) throw new NotFound(RNF);
   return n;
 }

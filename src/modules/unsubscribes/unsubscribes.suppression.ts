@@ -7,7 +7,7 @@ import { NotFound, RNF, ValidationError } from '../../http/errors.js';
 import { messages } from '../../http/messages.js';
 import { findGroupAnyState } from './groups.queries.js';
 import { entriesOfEmail, findSuppressedKeys, insertUnsubscribers, suppressedKeys, type GroupKey } from './unsubscribes.queries.js';
-import { isEmail } from './unsubscribes.schema.js';
+import { isEmail } from '../../util/email.js';
 
 export { suppressedKeys };
 

@@ -1,0 +1,127 @@
+import { readFileSync } from 'node:fs';
+import type { FastifyInstance, RouteOptions } from 'fastify';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * The request body as the document shows it, for a route that reads its body itself (the CSV
+     * upload streams its multipart parts): documented, never validated by Fastify.
+     */
+    documentedBody?: object;
+  }
+}
+
+/** Operation tags, by path prefix (the first match wins), in the order the reference shows them. */
+const TAGS: Array<{ name: string; description: string; prefixes: string[] }> = [
+  { name: 'Contact types', description: 'Lists that contacts belong to.', prefixes: ['/contacts-type'] },
+  { name: 'Contacts', description: 'Contacts, with their custom values; CSV sample and import.', prefixes: ['/contacts/'] },
+  { name: 'Fields', description: 'Reserved fields and the account\'s custom fields.', prefixes: ['/reserve-fields', '/custom-fields'] },
+  { name: 'Segments', description: 'Contacts of a type that match conditions, plus emails added by hand.', prefixes: ['/segment/'] },
+  { name: 'Unsubscribes', description: 'Global unsubscribes and unsubscribe groups.', prefixes: ['/global-unsubscribes', '/unsubscribes-groups'] },
+  { name: 'Senders', description: 'From addresses, verified by a mailed link.', prefixes: ['/sender', '/senders'] },
+  { name: 'Notifications', description: 'Who is mailed about account events.', prefixes: ['/notification-recipient'] },
+  { name: 'Templates', description: 'Shipped design templates, their preview images and the placeholder names.', prefixes: ['/get-design/', '/get-dynamic/', '/images/templates/'] },
+  { name: 'Geo', description: 'Countries, states and cities (the ids contacts and senders use).', prefixes: ['/get/country-state-city'] },
+  { name: 'Operations', description: 'Health, metrics and this reference; no keys needed.', prefixes: ['/health', '/metrics', '/openapi.json', '/docs'] },
+];
+
+/** The tag of a route, from its path. */
+export function tagOf(url: string): string | undefined {
+  return TAGS.find((t) => t.prefixes.some((p) => url === p || url.startsWith(p)))?.name;
+}
+
+/** Body media types every form-taking route reads alike (see docs/api-notes.md, "Request bodies"). */
+const FORM_TYPES = ['application/x-www-form-urlencoded', 'multipart/form-data', 'application/json'];
+
+const KEYS_NOTE =
+  'Every request carries the account\'s two keys as headers, `PublicKey` and `SecretKey` (both are ' +
+  'required; create an account with `npm run accounts:create`). Routes marked without security ' +
+  '(health, metrics, this reference, template images, the sender verification page) take none.';
+
+function packageVersion(): string {
+  // Two levels up from both src/http and dist/http.
+  return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+}
+
+/**
+ * How each route appears in the document: public routes need no keys, bodies are documented with
+ * the form media types, and every operation gets its resource's tag.
+ */
+function documentRoute({ schema, url, route }: { schema: RouteOptions['schema']; url: string; route: RouteOptions }) {
+  const s: Record<string, unknown> = { ...(schema ?? {}) };
+  const documented = route.config?.documentedBody;
+  if (documented) {
+    s.body = documented;
+    s.consumes = ['multipart/form-data'];
+  } else if (s.body && !s.consumes) s.consumes = FORM_TYPES;
+  if (route.config?.public) s.security = [];
+  if (!s.tags) {
+    const tag = tagOf(url);
+    if (tag) s.tags = [tag];
+  }
+  return { schema: s, url };
+}
+
+/**
+ * The OpenAPI 3.1 document at `GET /openapi.json`, generated from the route schemas (the ones
+ * that validate requests and serialise responses, so it cannot drift from the code), and a
+ * browsable reference at `/docs` (Swagger UI, served from its npm package: no CDN). Both public.
+ * Register before the routes: the generator collects them as they are added.
+ */
+export async function registerOpenApi(app: FastifyInstance): Promise<void> {
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Campaign API',
+        version: packageVersion(),
+        description:
+          'A self-hostable email campaign service. Requests send form fields (urlencoded or multipart; JSON with the ' +
+          'same names works too); every answer is JSON in one envelope: `{"status":"success","message":…}` or ' +
+          '`{"status":"failed","errors":…}`. ' +
+          KEYS_NOTE,
+      },
+      components: {
+        securitySchemes: {
+          PublicKey: { type: 'apiKey', in: 'header', name: 'PublicKey', description: 'The account\'s public key (`pk_…`).' },
+          SecretKey: { type: 'apiKey', in: 'header', name: 'SecretKey', description: 'The account\'s secret key (`sk_…`); keep it secret.' },
+        },
+      },
+      security: [{ PublicKey: [], SecretKey: [] }],
+      tags: TAGS.map(({ name, description }) => ({ name, description })),
+    },
+    transform: documentRoute,
+  });
+
+  app.get(
+    '/openapi.json',
+    {
+      config: { public: true },
+      schema: {
+        summary: 'This OpenAPI 3.1 document',
+        response: { 200: { description: 'The OpenAPI document of every route.', type: 'object', additionalProperties: true } },
+      },
+    },
+    async () => app.swagger(),
+  );
+
+  await app.register(async (docs) => {
+    // Swagger UI's own routes take no keys and do not count against the rate limit; its page
+    // appears in the document, its assets do not.
+    docs.addHook('onRoute', (route) => {
+      route.config = { ...route.config, public: true };
+      if (route.url === '/docs' && route.method === 'GET') {
+        route.schema = {
+          summary: 'This reference, browsable (Swagger UI)',
+          response: { 200: { description: 'The reference page; its scripts and styles are served from /docs/static/.', content: { 'text/html': { schema: { type: 'string' } } } } },
+        };
+      }
+    });
+    await docs.register(swaggerUi, {
+      routePrefix: '/docs',
+      uiConfig: { deepLinking: true },
+    });
+  });
+}

@@ -1,0 +1,45 @@
+import type { CompiledQuery } from 'kysely';
+import type { Db } from '../../db/index.js';
+import { isoMicros } from '../../util/time.js';
+
+/** What authentication needs of an account, found by its public key. */
+export interface AccountKeyRow {
+  id: number;
+  secret_hash: string;
+  disabled: number;
+}
+
+/**
+ * The lookup of an account by public key, compiled once: auth runs it on every request that is
+ * not remembered, and building and compiling a Kysely query costs more than the indexed lookup
+ * itself. Run it with `{ ...query, parameters: [publicKey] }`.
+ */
+export function compileAccountByPublicKey(db: Db): CompiledQuery<AccountKeyRow> {
+  return db.selectFrom('accounts').select(['id', 'secret_hash', 'disabled']).where('public_key', '=', '').compile() as CompiledQuery<AccountKeyRow>;
+}
+
+/** Inserts an account with its public key and secret hash; returns its id. */
+export async function insertAccount(db: Db, name: string, publicKey: string, secretHash: string): Promise<number> {
+  const now = isoMicros();
+  const row = await db
+    .insertInto('accounts')
+    .values({ name, public_key: publicKey, secret_hash: secretHash, created_at: now, updated_at: now })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return row.id;
+}
+
+/** Replaces an account's keys; false when there is no such account. */
+export async function updateAccountKeys(db: Db, userId: number, publicKey: string, secretHash: string): Promise<boolean> {
+  const res = await db
+    .updateTable('accounts')
+    .set({ public_key: publicKey, secret_hash: secretHash, updated_at: isoMicros() })
+    .where('id', '=', userId)
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) === 1;
+}
+
+/** Whether any account exists. */
+export async function hasAnyAccount(db: Db): Promise<boolean> {
+  return Boolean(await db.selectFrom('accounts').select('id').limit(1).executeTakeFirst());
+}
