@@ -1,9 +1,11 @@
 /**
  * `npm run bench:api`: throughput of the hottest read endpoints against a bare Fastify route in
  * the same server process, on 100,000 contacts, and the server's memory while it streams all of
- * them. See bench/README.md. Knobs (env): BENCH_CONTACTS, BENCH_DURATION (s), BENCH_RUNS,
- * BENCH_CONNECTIONS, BENCH_ENGINES (sqlite,postgres), BENCH_RATE_LIMIT=0 to skip the rate-limited pass,
- * BENCH_ONLY=memory|load to run one half.
+ * them; then the contact list's first page again on 1,000,000 contacts, each time beside the same
+ * page without its total. See bench/README.md. Knobs (env): BENCH_CONTACTS, BENCH_LARGE (0: skip
+ * the second size), BENCH_DURATION (s), BENCH_RUNS, BENCH_CONNECTIONS, BENCH_ENGINES
+ * (sqlite,postgres), BENCH_RATE_LIMIT=0 to skip the rate-limited pass, BENCH_ONLY=memory|load to
+ * run one half.
  */
 import http from 'node:http';
 import { availableParallelism } from 'node:os';
@@ -13,6 +15,7 @@ import { fmt, fmtBytes, median, memoryOf, printFigure, resetPeakRss, sampleMemor
 import { startServer, type BenchServer } from './lib/server.js';
 
 const N = Number(process.env.BENCH_CONTACTS ?? 100_000);
+const LARGE = Number(process.env.BENCH_LARGE ?? 1_000_000);
 const DURATION = Number(process.env.BENCH_DURATION ?? 5);
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
@@ -22,6 +25,9 @@ const ONLY = process.env.BENCH_ONLY ?? '';
 // The server on the last CPU, the load generator on the others (BENCH_PIN=0: no pinning).
 const PIN_CPU = process.env.BENCH_PIN === '0' ? undefined : availableParallelism() - 1;
 const TARGET = 0.5; // details ≥ 50% of the bare route's requests/s (the issue's target)
+const PAGE_TARGET = 0.8; // a list page with its total ≥ 80% of the same page without it
+const GROWTH_TARGET = 0.8; // the page (÷ bare) at LARGE contacts ≥ 80% of its figure at N
+const PAGE = '?page=1&per_page=50';
 
 interface Target {
   name: string;
@@ -131,11 +137,23 @@ function report(title: string, results: Map<string, LoadResult[]>): Map<string, 
     const check = name === 'details' ? `  (target ≥ ${TARGET.toFixed(2)} ${f.ratio >= TARGET ? 'met' : 'MISSED'})` : '';
     console.log(`  ${name} ÷ bare, round by round: ${rounds}; median ${f.ratio.toFixed(2)}${check}`);
   }
+  const list = results.get('list');
+  const ceiling = results.get('no-total');
+  if (list && ceiling) {
+    const perRound = list.map((r, i) => r.rps / ceiling[i].rps);
+    const ratio = median(perRound);
+    figures.set('list÷no-total', { rps: NaN, p99: NaN, ratio });
+    console.log(
+      `  list ÷ no-total (the same page without its total), round by round: ${perRound.map((r) => r.toFixed(2)).join(' ')}; ` +
+        `median ${ratio.toFixed(2)}  (target ≥ ${PAGE_TARGET.toFixed(2)} ${ratio >= PAGE_TARGET ? 'met' : 'MISSED'})`,
+    );
+  }
   return figures;
 }
 
-/** One line per engine for the closing table (bench/README.md keeps the latest). */
+/** One line per engine for the closing tables (bench/README.md keeps the latest). */
 const summary: string[] = [];
+const pages: string[] = [];
 const cell = (f: Figure | undefined, bare: Figure | undefined) =>
   f && bare ? `${fmt(f.rps)} (${f.ratio.toFixed(2)}, p99 ${f.p99} ms)` : '–';
 
@@ -152,7 +170,9 @@ async function benchEngine(engine: Engine): Promise<void> {
     const targets: Target[] = [
       { name: 'bare', path: '/bench/bare', auth: false },
       { name: 'details', path: () => `/contacts/details?contact_id=${randomId()}`, auth: true },
-      { name: 'list', path: '/contacts/list?page=1&per_page=50', auth: true },
+      { name: 'list', path: `/contacts/list${PAGE}`, auth: true },
+      // The list's ceiling: the same page without its total (bench/server.ts).
+      { name: 'no-total', path: `/bench/contacts-page-no-total${PAGE}`, auth: true },
       // A ceiling, not a target: one indexed lookup and nothing else (bench/server.ts).
       { name: 'one-query', path: '/bench/one-query', auth: false },
     ];
@@ -172,6 +192,25 @@ async function benchEngine(engine: Engine): Promise<void> {
         on = report(`${engine}, rate limit on (never tripped)`, await measureTargets(limited, targets.slice(0, 2), account.headers));
         await limited.stop();
       }
+    }
+    let large = new Map<string, Figure>();
+    if (ONLY !== 'memory' && LARGE > N) {
+      const more = await timed(() => seedContacts(bdb.db, account.user_id, LARGE - N, { typeIds: seeded.result.typeIds, from: N }));
+      console.log(`\nseeded ${fmt(LARGE - N)} more contacts (${fmt(LARGE)} in all) in ${fmt(more.ms)} ms`);
+      const big = await startServer({ cpu: PIN_CPU, env: { DATABASE_URL: bdb.url, BENCH_BARE_ROUTE: '1', RATE_LIMIT_PER_MINUTE: '0' } });
+      servers.push(big);
+      const pageTargets = targets.filter((t) => ['bare', 'list', 'no-total'].includes(t.name));
+      large = report(`${engine}, ${fmt(LARGE)} contacts, rate limit off`, await measureTargets(big, pageTargets, account.headers));
+      await big.stop();
+      const growth = large.get('list')!.ratio / off.get('list')!.ratio;
+      console.log(
+        `list page (÷ bare) at ${fmt(LARGE)} ÷ at ${fmt(N)} contacts: ${growth.toFixed(2)}  ` +
+          `(target ≥ ${GROWTH_TARGET.toFixed(2)} ${growth >= GROWTH_TARGET ? 'met' : 'MISSED'})`,
+      );
+      pages.push(
+        `| ${engine} | ${cell(off.get('list'), off.get('bare'))} | ${cell(off.get('no-total'), off.get('bare'))} | ${off.get('list÷no-total')!.ratio.toFixed(2)} | ` +
+          `${cell(large.get('list'), large.get('bare'))} | ${cell(large.get('no-total'), large.get('bare'))} | ${large.get('list÷no-total')!.ratio.toFixed(2)} | ${growth.toFixed(2)} |`,
+      );
     }
     const listMemory = memory
       ? `${fmtBytes(memory.bytes)}: +${fmtBytes(memory.growths[0])} / +${fmtBytes(memory.growths[1])} (heap +${fmtBytes(memory.anonGrowths[0])} / +${fmtBytes(memory.anonGrowths[1])})`
@@ -198,6 +237,12 @@ async function main(): Promise<void> {
   console.log('\n| engine | bare req/s | details req/s (÷ bare, p99) | list page req/s (÷ bare, p99) | one-query ceiling (÷ bare, p99) | details, rate limit on | full list: size, peak RSS growth 1st / 2nd (anonymous) |');
   console.log('|---|---|---|---|---|---|---|');
   for (const line of summary) console.log(line);
+  if (pages.length) {
+    console.log(`\nGET /contacts/list${PAGE}, with its total and without (÷ bare, same run):`);
+    console.log(`| engine | ${fmt(N)}: page | ${fmt(N)}: page without total | ÷ | ${fmt(LARGE)}: page | ${fmt(LARGE)}: page without total | ÷ | page ÷ bare, ${fmt(LARGE)} ÷ ${fmt(N)} |`);
+    console.log('|---|---|---|---|---|---|---|---|');
+    for (const line of pages) console.log(line);
+  }
 }
 
 main().catch((err) => {

@@ -1,15 +1,19 @@
 /**
  * `npm run bench:import`: CSV import through HTTP (`POST /contacts/upload-csv`) of a generated
  * 200,000-row file into an empty contact type, against a baseline of the same rows inserted
- * straight through Kysely in one transaction (same engine, same run). Prints rows/s, the server's
- * peak RSS (VmHWM), its CPU time (wall time well above CPU time / 2 cores means the machine is
- * busy) and the ratio. See bench/README.md. Knobs (env): BENCH_IMPORT_ROWS (200000),
- * BENCH_RUNS (3), BENCH_ENGINES (sqlite,postgres), BENCH_VERBOSE=1.
+ * straight through Kysely in one transaction (same engine, same run). The server is the compiled
+ * one production runs (`npm run build`, then `dist/main.js`). Prints rows/s, the server's peak RSS
+ * (VmHWM), its CPU time and on PostgreSQL the database backends' CPU time (wall time well above
+ * CPU time / 2 cores means the machine is busy) and the ratio. See bench/README.md. Knobs (env):
+ * BENCH_IMPORT_ROWS (200000), BENCH_RUNS (3), BENCH_ENGINES (sqlite,postgres), BENCH_BUILD=0 (use
+ * dist/ as it is), BENCH_VERBOSE=1.
  */
 import { execSync } from 'node:child_process';
 import { createWriteStream, mkdtempSync, openAsBlob, readFileSync, rmSync, statSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { sql } from 'kysely';
 import { once } from 'node:events';
 import type { Db } from '../src/db/index.js';
 import { isoMicros } from '../src/util/time.js';
@@ -89,8 +93,14 @@ interface RunResult {
   baselineRowsPerS: number;
   /** Server CPU seconds (all its threads) for the upload: beside the wall time, shows contention. */
   cpuS: number;
+  /** PostgreSQL: CPU seconds of the server's database backends (their whole life: the upload, mostly). */
+  dbCpuS?: number;
   wallS: number;
 }
+
+/** The repository root, and the compiled entry the server runs. */
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const ENTRY = join(ROOT, 'dist', 'main.js');
 
 const CLK_TCK = Number(execSync('getconf CLK_TCK').toString().trim()) || 100;
 
@@ -106,11 +116,19 @@ async function runOnce(engine: Engine, csvPath: string, dataDir: string): Promis
   try {
     const account = await seedAccount(bench.db);
     const typeId = await insertContactType(bench.db, account.user_id, 'Imported');
-    const server = await startServer({ nodeArgs: process.env.BENCH_PROF ? ['--cpu-prof', '--cpu-prof-dir=/tmp/prof'] : [], env: { DATABASE_URL: bench.url, DATA_DIR: dataDir, LOG_LEVEL: 'warn' } });
+    const backends = async () => (await sql<{ pid: number }>`select pid from pg_stat_activity where datname = current_database()`.execute(bench.db)).rows.map((r) => r.pid);
+    const own = new Set(engine === 'postgres' ? await backends() : []);
+    // `info` for pino's "Server listening at <url>" line, which startServer waits for.
+    const server = await startServer({
+      entry: ENTRY,
+      nodeArgs: process.env.BENCH_PROF ? ['--cpu-prof', '--cpu-prof-dir=/tmp/prof'] : [],
+      env: { DATABASE_URL: bench.url, DATA_DIR: dataDir, LOG_LEVEL: 'info' },
+    });
     let rowsPerS: number;
     let peakMb: number;
     let cpuS: number;
     let wallS: number;
+    let dbCpuS: number | undefined;
     try {
       const cpu0 = cpuSeconds(server.pid);
       const form = new FormData();
@@ -127,17 +145,22 @@ async function runOnce(engine: Engine, csvPath: string, dataDir: string): Promis
       peakMb = memoryOf(server.pid).peakKb / 1024;
       cpuS = cpuSeconds(server.pid) - cpu0;
       wallS = ms / 1000;
+      if (engine === 'postgres') {
+        // The server's backends: every one but this process's own, opened before the server started.
+        dbCpuS = (await backends()).filter((pid) => !own.has(pid)).reduce((sum, pid) => sum + cpuSeconds(pid), 0);
+      }
     } finally {
       await server.stop();
     }
     const baselineRowsPerS = await rawInsert(bench.db, account.user_id, await insertContactType(bench.db, account.user_id, 'Baseline'));
-    return { rowsPerS, peakMb, baselineRowsPerS, cpuS, wallS };
+    return { rowsPerS, peakMb, baselineRowsPerS, cpuS, dbCpuS, wallS };
   } finally {
     await bench.drop();
   }
 }
 
 async function main(): Promise<void> {
+  if (process.env.BENCH_BUILD !== '0') execSync('npx tsc -p tsconfig.build.json', { cwd: ROOT, stdio: 'inherit' });
   const dir = mkdtempSync(join(tmpdir(), 'campaign-import-bench-'));
   try {
     const csvPath = join(dir, 'contacts.csv');
@@ -154,7 +177,8 @@ async function main(): Promise<void> {
         const r = await runOnce(engine, csvPath, join(dir, `data-${engine}-${run}`));
         results.push(r);
         console.log(
-          `  ${engine} run ${run + 1}: ${fmt(r.rowsPerS)} rows/s (${r.wallS.toFixed(2)} s, server CPU ${r.cpuS.toFixed(2)} s), ` +
+          `  ${engine} run ${run + 1}: ${fmt(r.rowsPerS)} rows/s (${r.wallS.toFixed(2)} s, server CPU ${r.cpuS.toFixed(2)} s` +
+            `${r.dbCpuS === undefined ? '' : `, database CPU ${r.dbCpuS.toFixed(2)} s`}), ` +
             `peak RSS ${fmt(r.peakMb)} MB, baseline ${fmt(r.baselineRowsPerS)} rows/s, load ${load.toFixed(1)}`,
         );
       }

@@ -1,13 +1,18 @@
 /**
  * The server process the benchmarks start: the production app (buildApp on DATABASE_URL, migrated),
  * plus — only when BENCH_BARE_ROUTE=1 — a public `GET /bench/bare` on the same Fastify instance,
- * the baseline the API figures are compared with, and `GET /bench/one-query` (one indexed lookup). Keeping this here leaves src/ free of bench hooks.
+ * the baseline the API figures are compared with, `GET /bench/one-query` (one indexed lookup) and
+ * `GET /bench/contacts-page-no-total` (a contact list page without its total). Keeping this here
+ * leaves src/ free of bench hooks.
  * Prints `BENCH_READY <url>` on stdout once it listens (PORT=0 picks a free port).
  */
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { createDb } from '../src/db/index.js';
 import { migrateToLatest } from '../src/db/migrate.js';
+import { sendList } from '../src/http/list.js';
+import { ListContactsQuery } from '../src/modules/contacts/contacts.schema.js';
+import { listContacts } from '../src/modules/contacts/contacts.service.js';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -24,6 +29,11 @@ async function main(): Promise<void> {
     // details on this machine and engine.
     const lookup = database.db.selectFrom('accounts').select('id').where('id', '=', 1).compile();
     app.get('/bench/one-query', { config: { public: true } }, async () => ({ status: 'success', message: (await database.read(lookup)).length }));
+    // The contact list's page without its total: the same route (auth, query schema, page query,
+    // contact types, envelope) with a count that costs nothing. The ceiling of a page with a total.
+    app.get('/bench/contacts-page-no-total', { schema: { querystring: ListContactsQuery } }, (req, reply) =>
+      sendList(reply, 'contacts', req.query as { page?: number; per_page?: number }, { ...listContacts(app.deps, req.userId), count: async () => 0 }),
+    );
   }
   const url = await app.listen({ port: config.port, host: config.host });
   console.log(`BENCH_READY ${url}`);

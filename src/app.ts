@@ -6,7 +6,7 @@ import type { AppDeps, AppInput } from './deps.js';
 import { systemClock } from './queue/clock.js';
 import { createTransport } from './delivery/transports.js';
 import { parseForm, registerBodyParsing } from './http/body.js';
-import { registerErrorHandling } from './http/error-handler.js';
+import { answerClientError, answerFrameworkError, registerErrorHandling } from './http/error-handler.js';
 import { registerAuth } from './http/auth.js';
 import { registerOpenApi } from './http/openapi.js';
 import { AppError } from './http/errors.js';
@@ -47,6 +47,8 @@ export async function buildApp(deps: AppInput): Promise<App> {
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: 10 * 1024 * 1024,
     trustProxy: true,
+    frameworkErrors: answerFrameworkError,
+    clientErrorHandler: answerClientError,
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, querystringParser: (s: string) => parseForm(s) },
     ajv: { customOptions: { allErrors: true, coerceTypes: 'array', removeAdditional: true, useDefaults: true } },
   }).withTypeProvider<TypeBoxTypeProvider>();

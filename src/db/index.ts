@@ -5,7 +5,6 @@ import pg from 'pg';
 import { Kysely, PostgresDialect, SqliteDialect, type CompiledQuery } from 'kysely';
 import type { DB } from './types.js';
 import type { Engine } from './dialect.js';
-import { checkpointInBackground } from './checkpoint.js';
 import { watchAccounts } from './accounts-watch.js';
 import { createListener, type Listener } from './listener.js';
 
@@ -30,6 +29,11 @@ export interface Database {
   readonly version?: () => number | undefined;
   /** PostgreSQL with `server`: the process's one LISTENing connection (`createListener`). */
   readonly listener?: Listener;
+  /**
+   * Runs `fn` in one transaction, as `db.transaction()` does, and gives it the transaction's own
+   * connection on PostgreSQL (null on SQLite), for what Kysely cannot say: `COPY` (`copyRows`).
+   */
+  transactionWithClient<T>(fn: (trx: Db, client: pg.PoolClient | null) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -38,10 +42,9 @@ pg.types.setTypeParser(20, (v) => Number(v));
 
 export interface DbOptions {
   /**
-   * For a long-running server; the CLI's short runs leave it off. SQLite file: WAL checkpoints run
-   * in a background thread instead of inside the commits of this connection
-   * (`checkpointInBackground`). PostgreSQL: the process's listening connection (`listener`),
-   * which hears changes to accounts (`watchAccounts`) and gives `version`.
+   * For a long-running server; the CLI's short runs leave it off. PostgreSQL: the process's
+   * listening connection (`listener`), which hears changes to accounts (`watchAccounts`) and gives
+   * `version`. SQLite: no difference.
    */
   server?: boolean;
 }
@@ -68,7 +71,8 @@ export function createDb(url: string, options: DbOptions = {}): Database {
       await listener?.close();
       await db.destroy();
     };
-    return { db, engine: 'postgres', read, version: listener && watchAccounts(listener), listener, close };
+    const transactionWithClient = <T>(fn: (trx: Db, client: pg.PoolClient | null) => Promise<T>) => onOneClient(pool, fn);
+    return { db, engine: 'postgres', read, version: listener && watchAccounts(listener), listener, transactionWithClient, close };
   }
   const path = url.replace(/^sqlite:(\/\/)?/, '') || ':memory:';
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
@@ -82,18 +86,36 @@ export function createDb(url: string, options: DbOptions = {}): Database {
   // misses the page cache: 13% less CPU per contact lookup (bench:api). The mapped pages count in
   // the RSS while they are resident (page cache the kernel can drop), so the map stays bounded.
   sqlite.pragma('mmap_size = 67108864');
-  // A big import grows the WAL to its size; the next reset after a checkpoint trims it back.
+  // A big import grows the WAL to its size (SQLite checkpoints at its commit); the next reset
+  // after a checkpoint trims the file back.
   sqlite.pragma('journal_size_limit = 67108864');
-  const stopCheckpoints = options.server && path !== ':memory:' ? checkpointInBackground(sqlite, path) : async () => undefined;
   const statements = cachingStatements(sqlite);
   const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: statements }) });
   const read = async <R>(q: CompiledQuery<R>): Promise<R[]> =>
     sqlite.inTransaction ? (await db.executeQuery(q)).rows : (statements.prepare(q.sql).all(...(q.parameters as unknown[])) as R[]);
-  const close = async () => {
-    await stopCheckpoints();
-    await db.destroy();
-  };
-  return { db, engine: 'sqlite', read, version: changeCounter(sqlite), close };
+  const close = () => db.destroy();
+  const transactionWithClient = <T>(fn: (trx: Db, client: pg.PoolClient | null) => Promise<T>) => db.transaction().execute((trx) => fn(trx, null));
+  return { db, engine: 'sqlite', read, version: changeCounter(sqlite), transactionWithClient, close };
+}
+
+/**
+ * A transaction on one connection taken from `pool`, run by a Kysely bound to that connection
+ * alone, so the caller's raw statements on `client` share the transaction. A failed transaction
+ * discards the connection rather than return it in an unknown state.
+ */
+async function onOneClient<T>(pool: pg.Pool, fn: (trx: Db, client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  const single = { connect: async () => ({ query: client.query.bind(client), release: () => undefined }), end: async () => undefined };
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: single as unknown as pg.Pool }) });
+  let failure: Error | undefined;
+  try {
+    return await db.transaction().execute((trx) => fn(trx, client));
+  } catch (err) {
+    failure = err instanceof Error ? err : new Error(String(err));
+    throw err;
+  } finally {
+    client.release(failure);
+  }
 }
 
 /** `Database.version` for SQLite: bumped when this connection changed rows or another one committed. */
@@ -120,42 +142,17 @@ function changeCounter(sqlite: SQLite.Database): () => number {
  * query anew, which costs more than running a short indexed query. Statements are reused by SQL
  * text (safe: Kysely runs one query at a time on the single connection).
  */
-function cachingStatements(sqlite: SQLite.Database, max = 500) {
-  const cache = new Map<string, Statement>();
+export function cachingStatements(sqlite: SQLite.Database, max = 500) {
+  const cache = new Map<string, SQLite.Statement>();
   return {
     close: () => sqlite.close(),
-    prepare(sql: string): Statement {
+    prepare(sql: string): SQLite.Statement {
       let stmt = cache.get(sql);
       if (stmt) return stmt;
-      stmt = rowsAsLiterals(sqlite.prepare(sql));
+      stmt = sqlite.prepare(sql);
       if (cache.size >= max) cache.delete(cache.keys().next().value!);
       cache.set(sql, stmt);
       return stmt;
     },
   };
-}
-
-/** The part of a better-sqlite3 statement that Kysely's driver and `read` use. */
-type Statement = Pick<SQLite.Statement, 'reader' | 'all' | 'iterate' | 'run'>;
-
-/**
- * A reader statement that fetches rows as arrays and builds each object with one generated object
- * literal. better-sqlite3 adds a row's properties one by one, which is slower to build and leaves
- * V8 objects that serialise slower; the literal gives every row of a statement one shape.
- */
-function rowsAsLiterals(stmt: SQLite.Statement): Statement {
-  if (!stmt.reader) return stmt;
-  const names = stmt.columns().map((c) => c.name);
-  // `__proto__` as a literal key would set the prototype; such a statement keeps the plain objects.
-  if (names.includes('__proto__')) return stmt;
-  const toRow = new Function('r', `return {${names.map((n, i) => `${JSON.stringify(n)}: r[${i}]`).join(', ')}};`) as (r: unknown[]) => unknown;
-  stmt.raw(true);
-  return {
-    reader: true,
-    run: (...params: unknown[]) => stmt.run(...params),
-    all: (...params: unknown[]) => (stmt.all(...params) as unknown[][]).map(toRow),
-    *iterate(...params: unknown[]) {
-      for (const r of stmt.iterate(...params) as IterableIterator<unknown[]>) yield toRow(r);
-    },
-  } as Statement;
 }

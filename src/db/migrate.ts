@@ -6,6 +6,8 @@ import * as m003 from './migrations/003_unsubscribes.js';
 import * as m004 from './migrations/004_segments.js';
 import * as m005 from './migrations/005_contact_parent_checks.js';
 import * as m006 from './migrations/006_accounts_notify.js';
+import * as m007 from './migrations/007_contact_foreign_keys.js';
+import * as m008 from './migrations/008_list_totals.js';
 import * as m009 from './migrations/009_delivery.js';
 
 /** Every migration, in order. A new migration is one import and one line here. */
@@ -16,6 +18,8 @@ const migrations: Record<string, Migration> = {
   '004_segments': m004,
   '005_contact_parent_checks': m005,
   '006_accounts_notify': m006,
+  '007_contact_foreign_keys': m007,
+  '008_list_totals': m008,
   '009_delivery': m009,
 };
 

@@ -27,6 +27,8 @@ export interface ContactTypeTable {
   name: string;
   /** Lower-cased name: the key of the per-account uniqueness rule. */
   name_key: string;
+  /** Live contacts of the type, kept by triggers (migration 008). */
+  contacts_count: Generated<number>;
   deleted_at: string | null;
   created_at: string;
   updated_at: string;

@@ -1,4 +1,6 @@
-import type { FastifyError, FastifyInstance } from 'fastify';
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, ValidationError } from './errors.js';
 import { failed } from './envelope.js';
 import { fieldErrorsFromAjv } from './messages.js';
@@ -11,6 +13,23 @@ declare module 'fastify' {
      */
     deferValidation?: boolean;
   }
+}
+
+const MALFORMED_MULTIPART = 'The multipart body is malformed.';
+// @fastify/multipart refuses these names outright; urlencoded and JSON bodies take them as plain names.
+const RESERVED_PART_NAME = 'A multipart field may not be named like a member of every object (toString, constructor, __proto__, …).';
+
+/**
+ * The texts of busboy's parse errors, plain Errors without a code or status: no boundary in the
+ * content type, an empty or over-long one, a body that ends before its closing boundary.
+ */
+const BUSBOY_PARSE_ERROR =
+  /^(Multipart: Boundary not found|Boundary required|The needle cannot .*|Unexpected end of multipart data|\w+ terminated early due to unexpected end of multipart data)$/;
+
+/** True for an error that says the multipart body is broken (the client's fault, so a 400). */
+function isBrokenMultipart(err: FastifyError): boolean {
+  if (err.statusCode === undefined && !err.code) return BUSBOY_PARSE_ERROR.test(err.message ?? '');
+  return err.code === 'FST_INVALID_JSON_FIELD_ERROR' || err.code === 'FST_MP_PREMATURE_CLOSE';
 }
 
 /** Texts for framework errors that reach the handler with a 4xx status. */
@@ -27,12 +46,17 @@ function frameworkText(err: FastifyError): string {
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return 'The request body is not valid JSON.';
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return 'The request body does not match its Content-Length.';
     default:
       return err.statusCode === 413 ? 'The request body is too large.' : 'Bad Request';
   }
 }
 
-/** The one error path: every failure leaves in the spec's envelope (contract §1). */
+/**
+ * The one error path: every failure leaves as `{status:'failed', errors}`, with a text (or field
+ * errors) and never a stack trace; only a failure of the service itself is a 500.
+ */
 export function registerErrorHandling(app: FastifyInstance): void {
   // Schema failures are attached, not thrown, so deferred routes can merge them with their rules.
   app.addHook('onRoute', (route) => {
@@ -52,6 +76,8 @@ export function registerErrorHandling(app: FastifyInstance): void {
     if (error.validation) {
       return reply.code(422).send(failed(fieldErrorsFromAjv(error.validation)));
     }
+    if (error.code === 'FST_PROTO_VIOLATION') return reply.code(400).send(failed(RESERVED_PART_NAME));
+    if (isBrokenMultipart(error)) return reply.code(400).send(failed(MALFORMED_MULTIPART));
     const status = error.statusCode ?? 500;
     if (status === 429) return reply.code(429).send(failed('Too Many Requests: slow down and retry after the Retry-After seconds.'));
     if (status >= 400 && status < 500) {
@@ -64,6 +90,38 @@ export function registerErrorHandling(app: FastifyInstance): void {
   });
 
   app.setNotFoundHandler((_request, reply) => reply.code(404).send(failed('Route not found')));
+}
+
+/**
+ * Fastify's `frameworkErrors` option: a URL the router cannot decode (`/%zz`, `/%FF`) or a path
+ * parameter over its length, answered in the envelope instead of Fastify's own body.
+ */
+export function answerFrameworkError(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  const text = error.code === 'FST_ERR_BAD_URL' ? 'The URL has a malformed percent-encoding.' : 'The URL is not valid.';
+  reply.code(error.statusCode && error.statusCode < 500 ? error.statusCode : 400).send(failed(text));
+}
+
+/**
+ * Fastify's `clientErrorHandler` option: a request Node's HTTP parser refuses (a malformed
+ * request line or header, contradictory lengths, headers too large, too slow), answered in the
+ * envelope on the raw socket, which then closes once the answer is written.
+ */
+export function answerClientError(err: NodeJS.ErrnoException, socket: Socket): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, text] =
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'The request headers are too large.']
+      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'The request took too long to arrive.']
+        : [400, 'The request is not valid HTTP.'];
+  const body = JSON.stringify(failed(text));
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroySoon();
 }
 
 /** The schema failures of a deferred route (see `deferValidation`), as field errors. */

@@ -13,6 +13,7 @@ export interface ListSource<Row, Item> {
   batch(beforeId: number | null, limit: number): Promise<Row[]>;
   /** The page `offset`..`offset+limit`, newest first. */
   page(offset: number, limit: number): Promise<Row[]>;
+  /** How many rows the whole list has (`meta.total`). */
   count(): Promise<number>;
   /** Row → API shape, for a whole batch (so lookups can be made once per batch). */
   map(rows: Row[]): Promise<Item[]> | Item[];
@@ -20,8 +21,22 @@ export interface ListSource<Row, Item> {
 
 const BATCH = 1000;
 
+/**
+ * The success envelope of an empty list, cut around its array: `ok()` builds it, so the streamed
+ * list cannot drift from every other success body.
+ */
+function envelopeAround(key: string): { head: string; tail: string } {
+  const json = JSON.stringify(ok({ [key]: [] }));
+  const marker = `${JSON.stringify(key)}:[]`;
+  const at = json.indexOf(marker);
+  if (at < 0) throw new Error(`list envelope: no array under ${key}`);
+  const cut = at + marker.length - 1; // between '[' and ']'
+  return { head: json.slice(0, cut), tail: json.slice(cut) };
+}
+
 async function* streamBody<Row extends { id: number }, Item>(key: string, source: ListSource<Row, Item>): AsyncGenerator<string> {
-  yield `{"status":"success","message":{${JSON.stringify(key)}:[`;
+  const { head, tail } = envelopeAround(key);
+  yield head;
   let before: number | null = null;
   let first = true;
   for (;;) {
@@ -37,12 +52,13 @@ async function* streamBody<Row extends { id: number }, Item>(key: string, source
     if (rows.length < BATCH) break;
     before = rows[rows.length - 1].id;
   }
-  yield ']}}';
+  yield tail;
 }
 
 /**
- * Sends `{status:'success', message:{[key]: [...]}}` (contract §5): the whole list streamed in
- * batches when no `page` is asked for, else one page with `meta`.
+ * Sends `{status:'success', message:{[key]: [...]}}`: the whole list streamed in keyset batches
+ * when neither `page` nor `per_page` is given, else one page with `meta` (`page`, `per_page` and
+ * `total`, the count of the whole list).
  */
 export async function sendList<Row extends { id: number }, Item>(
   reply: FastifyReply,

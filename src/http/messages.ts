@@ -2,7 +2,7 @@ import type { FastifySchemaValidationError } from 'fastify';
 import { ValidationError, type FieldErrors } from './errors.js';
 import { isUniqueViolation } from '../db/dialect.js';
 
-/** Labels that differ from the field name (contract §2). */
+/** Labels that differ from the field name: `email_owner` is reported as `name`. */
 const LABELS: Record<string, string> = { email_owner: 'name' };
 
 /** Laravel's attribute label: `contact_type_id` → `contact type id`, `custom_field.age` → `age`. */
@@ -12,7 +12,7 @@ export function label(field: string): string {
   return name.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase().replace(/_/g, ' ');
 }
 
-/** The message table of contract §2, in Laravel's English wording. */
+/** The validation messages, in Laravel's English wording (the API's clients match on these texts). */
 export const messages = {
   required: (f: string) => (f === 'email_owner' ? 'The name field is required' : `The ${label(f)} field is required.`),
   email: (f: string) => `The ${label(f)} must be a valid email address.`,
@@ -98,7 +98,7 @@ export function fieldErrorsFromAjv(errors: readonly FastifySchemaValidationError
 
 /**
  * Collects the failures of a request: the schema's (passed in) and the service's database rules
- * (exists, unique), so that every failure is reported together (contract §2).
+ * (exists, unique), so that every failure of a request is reported together in one 422.
  */
 export class Rules {
   readonly errors: FieldErrors;

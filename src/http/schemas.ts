@@ -44,7 +44,8 @@ export const Enum = <T extends string>(values: readonly T[]) => Type.Unsafe<T>({
 
 /** Optional list paging: without it a list streams every record. */
 export const Paging = {
-  page: Type.Optional(Type.Integer({ minimum: 1 })),
+  // Bounded so that the row offset, (page - 1) × per_page, stays an integer both engines can bind.
+  page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000_000 })),
   per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
 };
 export const PagingQuery = Type.Object(Paging);

@@ -9,7 +9,7 @@ import { ENGINE, freshDatabase } from '../helpers.js';
 /** The error code of a refused foreign key, by engine. */
 const FK_VIOLATION = ENGINE === 'postgres' ? '23503' : 'SQLITE_CONSTRAINT_FOREIGNKEY';
 
-describe('contacts and their parents (foreign keys; statement-level checks on PostgreSQL)', () => {
+describe('contacts and their parents (foreign keys, on both engines)', () => {
   let database: Database;
   let drop: () => Promise<void>;
   let a: number;
@@ -68,9 +68,23 @@ describe('contacts and their parents (foreign keys; statement-level checks on Po
     assert.equal(await countContacts(a), 1);
   });
 
-  it('refuses, on PostgreSQL, a contact whose type belongs to another account', { skip: ENGINE !== 'postgres' && 'SQLite keeps plain foreign keys' }, async () => {
+  it('refuses a contact whose type belongs to another account, on insert and on update', async () => {
     const c = (await createAccount(database.db, 'Parents C')).user_id;
     await assert.rejects(insertContact(c, typeA, 'cross@example.com'), { code: FK_VIOLATION });
     assert.equal(await countContacts(c), 0);
+    const typeC = await insertContactType(database.db, c, 'Type C');
+    await insertContact(c, typeC, 'own@example.com');
+    await assert.rejects(sql`update contacts set contact_type_id = ${typeA} where user_id = ${c}`.execute(database.db), { code: FK_VIOLATION });
+    await assert.rejects(sql`update contacts set user_id = ${a} where user_id = ${c}`.execute(database.db), { code: FK_VIOLATION });
+    assert.equal(await countContacts(c), 1);
+  });
+
+  it('moves a contact to another type of its own account', async () => {
+    const other = await insertContactType(database.db, a, 'Type A2');
+    await insertContact(a, typeA, 'moving@example.com');
+    await sql`update contacts set contact_type_id = ${other} where email_key = 'moving@example.com'`.execute(database.db);
+    const { rows } = await sql<{ t: number }>`select contact_type_id as t from contacts where email_key = 'moving@example.com'`.execute(database.db);
+    assert.equal(rows[0].t, other);
+    await sql`delete from contacts where email_key = 'moving@example.com'`.execute(database.db);
   });
 });

@@ -2,7 +2,9 @@ import { sql, type Kysely } from 'kysely';
 import { engineOf } from '../dialect.js';
 
 /**
- * PostgreSQL: the two foreign keys of `contacts` become statement-level checks.
+ * PostgreSQL: the two foreign keys of `contacts` become statement-level checks. Superseded by
+ * migration 007, which drops these triggers and puts declarative foreign keys back (kept as it
+ * ran, since databases have applied it).
  *
  * A foreign key is checked by one trigger call per row, each a lookup and a row lock of the
  * parent: for a 200,000-row CSV import that is 400,000 calls and a third of the server's time

@@ -202,7 +202,7 @@ function formatError(err: ScanError): CsvFormatError {
   return new CsvFormatError(`The file is not a valid CSV file: ${reason}${where}.`);
 }
 
-/** Scan errors become the `file` field's message; others (disk, worker) pass through. */
+/** Scan errors become the `file` field's message; others (disk) pass through. */
 function asFormatError(err: unknown): unknown {
   const code = (err as { code?: unknown } | null)?.code;
   return typeof code === 'string' && code.startsWith('CSV_') ? formatError(err as ScanError) : err;
@@ -213,7 +213,7 @@ function asFormatError(err: unknown): unknown {
  * rows skipped and the first `maxErrors` errors. Row numbers count records with the header as row
  * 1 (so they match a spreadsheet's row numbers unless a quoted value spans lines); blank records
  * are neither imported nor reported. Throws `CsvFormatError` when the file is not valid CSV.
- * `source` reads the records (in this thread by default).
+ * `source` reads the records (`recordBatches` unless a test gives another).
  */
 export async function* readContactCsv(path: string, opts: ReadOptions, source: RecordSource = recordBatches): AsyncGenerator<CsvMessage> {
   let plan: HeaderPlan | null = null;

@@ -1,5 +1,6 @@
-import { CompiledQuery, type Kysely } from 'kysely';
-import { bulkRows, bulkRowsParams, engineOf, type BulkConstant, type BulkType } from '../../db/dialect.js';
+import type pg from 'pg';
+import { CompiledQuery, sql, type Kysely, type RawBuilder } from 'kysely';
+import { bulkRows, bulkRowsParams, copyRows, type BulkConstant, type RowCopy } from '../../db/dialect.js';
 import type { ContactTable, DB } from '../../db/types.js';
 import { CONTACT_COLUMNS } from '../fields/fields.reserved.js';
 
@@ -9,11 +10,10 @@ type Q = Kysely<DB>;
 type ContactColumn = keyof ContactTable & string;
 const STANDARD = CONTACT_COLUMNS as ContactColumn[];
 
-/** The columns of each row tuple given to `contactUpserter`, in order: `email_key` after `email`. */
+/** The columns of each row tuple given to `contactSink`, in order: `email_key` after `email`. */
 const ROW_COLUMNS: ContactColumn[] = [...STANDARD.slice(0, 3), 'email_key', ...STANDARD.slice(3), 'custom_field'];
 /** The columns the same in every row of an import, after the row's own. */
 const SHARED_COLUMNS = ['user_id', 'contact_type_id', 'created_at', 'updated_at'] as const;
-const TYPES: BulkType[] = ROW_COLUMNS.map(() => 'text');
 
 /** The existing row's values an update keeps where the file leaves a cell empty. */
 export type ExistingContact = Record<string, string | null> & { email_key: string; custom_field: string | null };
@@ -44,11 +44,15 @@ export async function hasContacts(db: Q, userId: number, contactTypeId: number):
   return row !== undefined;
 }
 
-function upsertQuery(db: Q, rows: unknown[][], shared: BulkConstant[]) {
+/** The import's staging table on PostgreSQL: the row tuples, loaded by COPY, dropped at commit. */
+const STAGING = 'import_contacts';
+
+/** `INSERT … <source> ON CONFLICT` on the live contact with the same email: the file's values win. */
+function upsertQuery(db: Q, source: RawBuilder<unknown>) {
   return db
     .insertInto('contacts')
     .columns([...ROW_COLUMNS, ...SHARED_COLUMNS])
-    .expression(bulkRows(engineOf(db), TYPES, rows, shared))
+    .expression(source)
     .onConflict((oc) =>
       oc
         // The partial unique index contacts_type_email: one live contact per email and contact type.
@@ -73,37 +77,64 @@ function upsertQuery(db: Q, rows: unknown[][], shared: BulkConstant[]) {
 }
 
 /**
- * A writer for one import into a contact type: each call builds the statement that inserts the row
- * tuples (in `ROW_COLUMNS` order, emails unique within the call) or updates the live contact with
- * the same email, and returns the function that runs it. Building first lets the caller drop the
- * rows before the statement's turn comes. The SQL is compiled once per row count and reused:
- * compiling 13,000 parameters costs as much as running them.
+ * Where an import's rows go, inside its transaction: row tuples in `ROW_COLUMNS` order, each email
+ * at most once between two `flush`es. `flush` makes every row written so far visible to the
+ * transaction's queries; `abort` leaves the connection ready to roll back after a failure.
  */
-export function contactUpserter(db: Q, userId: number, contactTypeId: number, now: string): (rows: unknown[][]) => () => Promise<void> {
-  const engine = engineOf(db);
-  const shared: BulkConstant[] = [
-    { type: 'integer', value: userId },
-    { type: 'integer', value: contactTypeId },
-    { type: 'text', value: now },
-    { type: 'text', value: now },
-  ];
-  const compiled = new Map<number, string>();
-  return (rows) => {
-    if (rows.length === 0) return async () => undefined;
-    const params = bulkRowsParams(engine, TYPES, rows, shared);
-    // PostgreSQL's statement does not depend on the row count (one array per column).
-    const size = engine === 'postgres' ? 0 : rows.length;
-    let text = compiled.get(size);
-    if (text === undefined) {
-      const query = upsertQuery(db, rows, shared).compile();
-      // Once per import: the reused SQL must bind exactly the parameters computed for it.
-      if (JSON.stringify(query.parameters) !== JSON.stringify(params)) throw new Error('bulk upsert: parameter layout mismatch');
-      text = query.sql;
-      compiled.set(size, text);
-    }
-    const statement = CompiledQuery.raw(text, params);
-    return async () => {
-      await db.executeQuery(statement);
+export interface ContactSink {
+  write(rows: (string | null)[][]): Promise<void>;
+  flush(): Promise<void>;
+  abort(): Promise<void>;
+}
+
+/**
+ * The sink of one import into a contact type. SQLite: each `write` is one upsert statement
+ * (`bulkRows`), compiled once per row count and reused (compiling 13,000 parameters costs as much
+ * as running them). PostgreSQL (`client` given): rows stream by `COPY` into a temporary table, and
+ * `flush` moves them into contacts with one upsert: one statement for a whole first import.
+ */
+export function contactSink(db: Q, client: pg.PoolClient | null, userId: number, contactTypeId: number, now: string): ContactSink {
+  const shared: BulkConstant[] = [userId, contactTypeId, now, now];
+  if (!client) {
+    const compiled = new Map<number, string>();
+    return {
+      async write(rows) {
+        if (rows.length === 0) return;
+        let text = compiled.get(rows.length);
+        if (text === undefined) compiled.set(rows.length, (text = upsertQuery(db, bulkRows(rows, shared)).compile().sql));
+        await db.executeQuery(CompiledQuery.raw(text, bulkRowsParams(rows)));
+      },
+      flush: async () => undefined,
+      abort: async () => undefined,
     };
+  }
+  let staged = false;
+  let copy: RowCopy | null = null;
+  const columns = sql.join(ROW_COLUMNS.map((c) => sql.ref(c)));
+  // A temporary table is read in the order it was written: contacts get their ids in file order.
+  const fromStaging = sql`select ${columns}, ${userId}::int4, ${contactTypeId}::int4, ${now}::text, ${now}::text from ${sql.table(STAGING)}`;
+  return {
+    async write(rows) {
+      if (rows.length === 0) return;
+      if (!staged) {
+        const defs = sql.join(ROW_COLUMNS.map((c) => sql`${sql.ref(c)} text`));
+        await sql`create temporary table ${sql.table(STAGING)} (${defs}) on commit drop`.execute(db);
+        staged = true;
+      }
+      copy ??= copyRows(client, STAGING, ROW_COLUMNS);
+      await copy.write(rows);
+    },
+    async flush() {
+      if (!copy) return;
+      const done = copy;
+      copy = null;
+      await done.end();
+      await upsertQuery(db, fromStaging).execute();
+      await sql`truncate ${sql.table(STAGING)}`.execute(db);
+    },
+    async abort() {
+      await copy?.abort();
+      copy = null;
+    },
   };
 }

@@ -1,5 +1,4 @@
 import { createReadStream } from 'node:fs';
-import { Worker } from 'node:worker_threads';
 import type { Delimiter } from './contacts.csv.parse.js';
 
 /** A single record may not exceed this many characters (an unclosed quote would swallow the file). */
@@ -26,8 +25,6 @@ export type ScanError = Error & { code: 'CSV_QUOTE_NOT_CLOSED' | 'CSV_MAX_RECORD
  * end of the text ends the last record. Throws a `ScanError` (`records`: `before` plus the records
  * in `out`): `CSV_QUOTE_NOT_CLOSED` when the final text ends inside quotes, `CSV_MAX_RECORD_SIZE`
  * when a record, complete or not, is longer than `maxChars`.
- *
- * Self-contained (no imports, no module state): the worker thread runs its source text.
  */
 export function scanRecords(text: string, final: boolean, delimiter: number, maxChars: number, out: string[][], before: number): number {
   const n = text.length;
@@ -105,8 +102,7 @@ export function scanRecords(text: string, final: boolean, delimiter: number, max
 
 /**
  * Records from a stream of UTF-8 text, in arrays of up to `size`: skips a leading BOM, scans each
- * chunk with what the previous one left unfinished, refuses text with NUL characters. Self-contained like `scanRecords` (the worker
- * runs both), so it names no import.
+ * chunk with what the previous one left unfinished, refuses text with NUL characters.
  */
 export async function* recordsOf(chunks: AsyncIterable<string>, delimiter: string, size: number, maxChars: number): AsyncGenerator<string[][]> {
   const d = delimiter.charCodeAt(0);
@@ -139,86 +135,4 @@ export type RecordSource = (path: string, delimiter: Delimiter, size: number) =>
 /** Reads records in this thread; the file is read only as fast as batches are taken. */
 export function recordBatches(path: string, delimiter: Delimiter, size: number): AsyncGenerator<string[][]> {
   return recordsOf(createReadStream(path, { encoding: 'utf8', highWaterMark: READ_BYTES }), delimiter, size, MAX_RECORD_CHARS);
-}
-
-/**
- * Files at least this big are read in a worker thread: the scan then overlaps the database work,
- * which better-sqlite3 does on the main thread. Smaller files stay on the main thread, where
- * starting a thread would cost more than it saves.
- */
-export const WORKER_MIN_BYTES = 1024 * 1024;
-
-/** Batches the worker may scan ahead of the consumer: smooths the two threads' pace, bounds memory. */
-const AHEAD = 2;
-
-/**
- * The worker's code: plain CommonJS around the two functions above (their source text), so the
- * thread starts in a few milliseconds without the app's modules or a TypeScript loader. It reads
- * the file, posts record batches while it has credit, and posts a scan error's fields. `__name`
- * is the helper some TypeScript transpilers insert to keep function names.
- */
-const SOURCE = `
-const { parentPort, workerData } = require('node:worker_threads');
-const { createReadStream } = require('node:fs');
-const __name = (f) => f;
-${scanRecords.toString()}
-${recordsOf.toString()}
-let credit = workerData.ahead;
-let wake = null;
-parentPort.on('message', (n) => { credit += n; if (wake) wake(); });
-(async () => {
-  try {
-    const chunks = createReadStream(workerData.path, { encoding: 'utf8', highWaterMark: workerData.readBytes });
-    for await (const records of recordsOf(chunks, workerData.delimiter, workerData.size, workerData.maxChars)) {
-      while (credit === 0) await new Promise((resolve) => (wake = resolve));
-      wake = null;
-      credit--;
-      parentPort.postMessage({ records });
-    }
-    parentPort.postMessage({ done: true });
-  } catch (err) {
-    parentPort.postMessage({ error: { code: err && err.code, records: err && err.records, message: String(err && err.message) } });
-  }
-  parentPort.close();
-})();
-`;
-
-type Reply = { records: string[][] } | { done: true } | { error: { code?: string; records?: number; message: string } };
-
-/**
- * A `RecordSource` that scans in a worker thread: the same batches and the same errors, with their
- * `code` and `records`. Stopping early terminates the worker.
- */
-export async function* recordBatchesInWorker(path: string, delimiter: Delimiter, size: number): AsyncGenerator<string[][]> {
-  const worker = new Worker(SOURCE, {
-    eval: true,
-    workerData: { path, delimiter, size, ahead: AHEAD, readBytes: READ_BYTES, maxChars: MAX_RECORD_CHARS },
-    // Short-lived garbage only: a small young generation keeps the thread's memory small.
-    resourceLimits: { maxYoungGenerationSizeMb: 8 },
-  });
-  const queue: Reply[] = [];
-  let failure: Error | null = null;
-  let exited = false;
-  let wake: (() => void) | null = null;
-  worker.on('message', (m: Reply) => (queue.push(m), wake?.()));
-  worker.on('error', (err) => ((failure = err), wake?.()));
-  worker.on('exit', () => ((exited = true), wake?.()));
-  try {
-    for (;;) {
-      const reply = queue.shift();
-      if (reply === undefined) {
-        if (failure) throw failure;
-        if (exited) throw new Error('the CSV worker stopped before the end of the file');
-        await new Promise<void>((resolve) => (wake = resolve));
-        wake = null;
-        continue;
-      }
-      if ('done' in reply) return;
-      if ('error' in reply) throw Object.assign(new Error(reply.error.message), reply.error);
-      worker.postMessage(1); // one more batch may be scanned while this one is written
-      yield reply.records;
-    }
-  } finally {
-    await worker.terminate();
-  }
 }

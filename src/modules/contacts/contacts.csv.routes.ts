@@ -52,17 +52,18 @@ async function receiveUpload(req: FastifyRequest, maxBytes: number): Promise<{ u
         part.file.resume();
         continue;
       }
+      // Past the limit busboy would read the rest of the part before ending the file: stop at once.
+      part.file.once('limit', () => part.file.destroy(tooLarge(maxBytes)));
       await pipeline(part.file, createWriteStream(tmp, { flags: 'wx', mode: 0o600 }));
       if (part.file.truncated) throw tooLarge(maxBytes);
       file = { name: part.filename, path: tmp, isFile: true };
     }
   } catch (err) {
     await cleanup();
-    const { code, message } = err as { code?: string; message?: string };
+    const { code } = err as { code?: string };
     if (code === 'FST_REQ_FILE_TOO_LARGE') throw tooLarge(maxBytes);
     if (code === 'FST_FILES_LIMIT') throw new ValidationError({ file: ['Only one file may be uploaded.'] });
-    // busboy's parse errors are plain Errors: a broken body is the client's fault, not a 500.
-    if (!code && /multipart|unexpected end of form|malformed part/i.test(message ?? '')) throw new AppError(400, 'The multipart body is malformed.');
+    // A broken multipart body is answered 400 by the error handler.
     throw err;
   }
   return { upload: { contactTypeId, file }, cleanup };

@@ -1,3 +1,4 @@
+import type pg from 'pg';
 import type { AppDeps } from '../../deps.js';
 import type { Db } from '../../db/index.js';
 import { ValidationError } from '../../http/errors.js';
@@ -10,8 +11,7 @@ import { CONTACT_COLUMNS, RESERVED_EXTRAS, fieldLabel } from '../fields/fields.r
 import { notifyEvent } from '../notifications/notifications.events.js';
 import { syncSegmentMembership } from '../segments/segments.membership.js';
 import { CsvFormatError, STD_COLUMNS, readContactCsv, sniffCsv, type ImportRow, type RowError } from './contacts.csv.parse.js';
-import { recordBatches, recordBatchesInWorker, WORKER_MIN_BYTES } from './contacts.csv.records.js';
-import { contactsByEmailKeys, contactUpserter, hasContacts, type ExistingContact } from './contacts.csv.queries.js';
+import { contactsByEmailKeys, contactSink, hasContacts, type ExistingContact } from './contacts.csv.queries.js';
 import { parseCustomValues, serializeCustomValues } from './contacts.values.js';
 import { refreshAfterBulkLoad } from '../../db/dialect.js';
 
@@ -24,7 +24,7 @@ export interface CsvUpload {
   file: { name: string; path: string | null; isFile: boolean } | null;
 }
 
-/** The `summary` of the response (contract §7). */
+/** The `summary` of the response: rows created, updated and skipped, and the first row errors. */
 export interface ImportSummary {
   created: number;
   updated: number;
@@ -32,11 +32,9 @@ export interface ImportSummary {
   errors: RowError[];
 }
 
-/** Rows per statement: 13 parameters each on SQLite (limit 32,766), arrays on PostgreSQL. */
+/** Rows per batch (a statement on SQLite: 13 parameters a row, limit 32,766). */
 const BATCH = 1000;
 const MAX_ERRORS = 100;
-/** Upserts an import leaves pending at once: one running, one ready behind it. */
-const IN_FLIGHT = 2;
 const EMAIL = STD_COLUMNS.indexOf('email');
 
 /** The request's field rules, all reported together; returns the contact type id. */
@@ -56,7 +54,7 @@ async function checkUpload(db: Db, userId: number, upload: CsvUpload): Promise<n
   return typeId;
 }
 
-/** Whether a file name has the csv extension (the only type the spec allows). */
+/** Whether a file name has the csv extension (the only file type the import takes). */
 export function isCsvName(name: string): boolean {
   return /\.csv$/i.test(name.trim());
 }
@@ -79,29 +77,17 @@ function merge(prev: ImportRow, next: ImportRow): ImportRow {
 
 /**
  * The writer of one import, inside its transaction. `write` takes a batch: learns which emails
- * exist (one query), merges repeated emails (the later row wins; PostgreSQL refuses to update a
- * row twice in one statement) and upserts the batch in one statement. Every row counts once:
- * `updated` when its email existed before it (in the contact type, or earlier in the file), else
- * `created`. Upserts are left running while the caller reads the next batches (at most
- * `IN_FLIGHT`): on PostgreSQL the next statement waits, built, while the server runs the previous
- * one. Kysely runs a transaction's statements one at a time but does not promise their order, so
- * a batch that must look emails up first waits for every pending upsert; batches that go ahead
- * unordered share no email. `flush` waits for all and throws the first failure; `settle` only
- * waits: on any failure the transaction must not end (and roll back) while a statement of it
- * still waits its turn, or that statement would run after the rollback, outside it.
+ * exist (one query, after `flush`ing what the sink holds), merges repeated emails (the later row
+ * wins; PostgreSQL refuses to update a row twice in one statement) and hands the merged rows to
+ * the sink. Every row counts once: `updated` when its email existed before it (in the contact
+ * type, or earlier in the file), else `created`. Statements run one after the other.
  */
-async function contactWriter(trx: Db, userId: number, typeId: number) {
-  const upsert = contactUpserter(trx, userId, typeId, isoMicros());
+async function contactWriter(trx: Db, client: pg.PoolClient | null, userId: number, typeId: number) {
+  const sink = contactSink(trx, client, userId, typeId, isoMicros());
   // When the type had no live contact at the start, only emails this import wrote can exist, so a
   // batch of new emails needs no lookup (a first import of a big list). SQLite has one writer;
   // on PostgreSQL a contact added to the type meanwhile is still never duplicated (ON CONFLICT).
   const written = (await hasContacts(trx, userId, typeId)) ? null : new Set<string>();
-  const running: Promise<void>[] = [];
-  const settle = () => Promise.allSettled(running.splice(0));
-  const flush = async () => {
-    const failed = (await settle()).find((r) => r.status === 'rejected');
-    if (failed) throw failed.reason;
-  };
   const write = async (rows: ImportRow[], summary: ImportSummary): Promise<void> => {
     if (rows.length === 0) return;
     const keys = new Set<string>();
@@ -109,7 +95,7 @@ async function contactWriter(trx: Db, userId: number, typeId: number) {
     const ask = written ? [...keys].filter((k) => written.has(k)) : [...keys];
     const found = new Map<string, ImportRow>();
     if (ask.length) {
-      await flush(); // the lookup must see every earlier upsert
+      await sink.flush(); // the lookup must see every row written before
       for (const c of await contactsByEmailKeys(trx, userId, typeId, ask)) found.set(c.email_key, fromExisting(c));
     }
     const merged = new Map<string, ImportRow>();
@@ -120,23 +106,18 @@ async function contactWriter(trx: Db, userId: number, typeId: number) {
       else summary.created++;
       merged.set(key, prev ? merge(prev, row) : row);
     }
-    const tuples: unknown[][] = [];
+    const tuples: (string | null)[][] = [];
     for (const [key, { values: v, custom }] of merged) {
       tuples.push([v[0] ?? '', v[1] ?? '', v[2], key, v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], custom]);
       written?.add(key);
     }
-    const run = upsert(tuples);
-    // The rows are garbage from here on; only the statement waits for its turn.
-    if (running.length >= IN_FLIGHT) await running.shift();
-    const done = run();
-    done.catch(() => undefined); // awaited by a later write or by flush; not an unhandled rejection
-    running.push(done);
+    await sink.write(tuples);
   };
-  return { write, flush, settle };
+  return { write, flush: () => sink.flush(), abort: () => sink.abort() };
 }
 
 /**
- * Imports a stored CSV file into a contact type (contract §7): checks the request, then the header,
+ * Imports a stored CSV file into a contact type: checks the request, then the header,
  * then imports every row in one transaction with segment membership brought up to date, so a
  * failure anywhere (bad CSV, disk, database) leaves nothing behind. Notifies after the commit.
  */
@@ -144,11 +125,11 @@ export async function importContactsCsv(deps: AppDeps, userId: number, upload: C
   const { db } = deps.database;
   const typeId = await checkUpload(db, userId, upload);
   const path = upload.file!.path!;
-  const { delimiter, empty, bytes } = await sniffCsv(path);
+  const { delimiter, empty } = await sniffCsv(path);
   if (empty) throw fileError('The file is empty.');
   const customFields = [...(await customFieldsByName(db, userId))].map(([name, f]) => ({ name, type: f.field_type }));
   const opts = { delimiter, customFields, batchSize: BATCH, maxErrors: MAX_ERRORS };
-  const reader = readContactCsv(path, opts, bytes >= WORKER_MIN_BYTES ? recordBatchesInWorker : recordBatches);
+  const reader = readContactCsv(path, opts);
   const summary: ImportSummary = { created: 0, updated: 0, skipped: 0, errors: [] };
   try {
     const first = await reader.next();
@@ -157,8 +138,8 @@ export async function importContactsCsv(deps: AppDeps, userId: number, upload: C
     if (missing.length) throw fileError(`The file is missing the required column${missing.length > 1 ? 's' : ''}: ${missing.join(', ')}.`);
     for (const name of ignored) summary.errors.push({ row: 1, field: name, message: `The column ${name} is not a field; its values were ignored.` });
 
-    await db.transaction().execute(async (trx) => {
-      const writer = await contactWriter(trx, userId, typeId);
+    await deps.database.transactionWithClient(async (trx, client) => {
+      const writer = await contactWriter(trx, client, userId, typeId);
       try {
         for await (const msg of reader) {
           if (msg.kind !== 'batch') continue;
@@ -166,11 +147,11 @@ export async function importContactsCsv(deps: AppDeps, userId: number, upload: C
           for (const e of msg.errors) if (summary.errors.length < MAX_ERRORS) summary.errors.push(e);
           await writer.write(msg.rows, summary);
         }
+        await writer.flush();
       } catch (err) {
-        await writer.settle();
+        await writer.abort();
         throw err;
       }
-      await writer.flush();
       await syncSegmentMembership(trx, userId, { contactTypeId: typeId });
     });
   } catch (err) {

@@ -1,5 +1,5 @@
 import type { CompiledQuery, Insertable, Kysely, Selectable, Updateable } from 'kysely';
-import { engineOf, type Engine } from '../../db/dialect.js';
+import { engineOf, toCount, type Engine } from '../../db/dialect.js';
 import type { ContactTable, DB } from '../../db/types.js';
 import { isoMicros } from '../../util/time.js';
 import { softDeleteOwned } from '../../db/soft-delete.js';
@@ -71,6 +71,19 @@ export async function updateContactRow(db: Q, userId: number, id: number, values
 /** Soft-deletes the account's live contacts among `ids`; returns how many. */
 export function softDeleteContacts(db: Q, userId: number, ids: number[]): Promise<number> {
   return softDeleteOwned(db, 'contacts', userId, ids);
+}
+
+/**
+ * How many live contacts the account has: the sum of its contact types' `contacts_count`, which
+ * triggers keep exact (migration 008), so the cost does not grow with the account's contacts.
+ */
+export async function countContacts(db: Q, userId: number): Promise<number> {
+  const row = await db
+    .selectFrom('contact_types')
+    .select((eb) => eb.fn.sum<number | string | null>('contacts_count').as('n'))
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
+  return toCount(row?.n);
 }
 
 /** Contact types by id, for the list's `contact_type` objects. */

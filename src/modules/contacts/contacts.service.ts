@@ -12,6 +12,7 @@ import { countryById } from '../geo/geo.data.js';
 import { syncSegmentMembership } from '../segments/segments.membership.js';
 import {
   contactTypesByIds,
+  countContacts,
   findContact,
   findContactQuery,
   findContactIdByEmail,
@@ -28,7 +29,7 @@ const isDbId = (id: number) => id >= 1 && id <= 2_147_483_647;
 
 /** The list source of the account's contacts: country names and the `contact_type` object. */
 export function listContacts({ database: { db } }: AppDeps, userId: number) {
-  return queryListSource(
+  const source = queryListSource(
     () => selectContacts(db, userId),
     'id',
     async (rows: ContactRow[]) => {
@@ -37,6 +38,8 @@ export function listContacts({ database: { db } }: AppDeps, userId: number) {
       return rows.map((r) => ({ ...toContact(r, 'name'), contact_type: types.get(r.contact_type_id) ?? null }));
     },
   );
+  // The page's `meta.total` from the kept per-type totals, not a count of every live contact.
+  return { ...source, count: () => countContacts(db, userId) };
 }
 
 /** One contact, country as its id (details). */
