@@ -156,3 +156,12 @@ export function copyRows(client: pg.PoolClient, table: string, columns: readonly
 export async function refreshAfterBulkLoad(db: Kysely<any>, table: string): Promise<void> {
   if (engineOf(db) === 'postgres') await sql`vacuum (analyze) ${sql.table(table)}`.execute(db);
 }
+
+/**
+ * The end of a queue's claim select: PostgreSQL locks the chosen rows and skips those another
+ * transaction holds (`FOR UPDATE SKIP LOCKED`), so concurrent workers take disjoint batches
+ * without waiting; SQLite has one writer at a time, so nothing is needed.
+ */
+export function lockSkippingLocked(engine: Engine): RawBuilder<unknown> {
+  return engine === 'postgres' ? sql`for update skip locked` : sql``;
+}
