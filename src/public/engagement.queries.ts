@@ -4,6 +4,7 @@
  * every kind of mail (single sends now, automation emails next) counts the same way: one place
  * decides which statistics row a message feeds.
  */
+import { sql } from 'kysely';
 import type { Db } from '../db/index.js';
 import type { MailKind } from '../db/types.js';
 import { isoMicros } from '../util/time.js';
@@ -20,18 +21,21 @@ export interface PublicMessage {
   groupId: number | null;
 }
 
-/** What a statistics row gains from one event. */
+/** What a statistics row gains from events. */
 interface Delta {
-  total_opens?: 1;
-  unique_opens?: 0 | 1;
-  unsubscribes?: 1;
+  total_opens?: number;
+  unique_opens?: number;
+  unsubscribes?: number;
 }
+
+/** What a message names of the rows that keep its statistics. */
+type Source = { single_send_id: number | null; automation_id: number | null };
 
 /**
  * Per kind: where a message's events are counted. `system` mails (verification, notifications)
  * carry no statistics. Automations (issue 10) add their row here.
  */
-const STATISTICS: Record<MailKind, ((db: Db, m: { single_send_id: number | null; automation_id: number | null }, delta: Delta) => Promise<void>) | null> = {
+const STATISTICS: Record<MailKind, ((db: Db, m: Source, delta: Delta) => Promise<void>) | null> = {
   single_send: async (db, m, delta) => {
     if (m.single_send_id === null) return;
     await db
@@ -48,31 +52,53 @@ const STATISTICS: Record<MailKind, ((db: Db, m: { single_send_id: number | null;
   system: null,
 };
 
+/** The most message ids one `countOpens` call takes (well under both engines' parameter limits). */
+export const MAX_OPENS_BATCH = 1000;
+
 /**
- * Counts one open of message `messageId`: `opens + 1`, `first_opened_at` set the first time, and on
- * what sent it `total_opens + 1` and, the first time only, `unique_opens + 1`, in one transaction.
- * "First" is decided by a conditional update (`WHERE first_opened_at IS NULL`) and its row count,
- * so two concurrent first opens count one unique open. Returns false when no such message exists.
+ * Counts opens: each id once per hit (an id may repeat). In one transaction: each message's
+ * `opens` grows by its hits and its `first_opened_at` is set if still empty; what sent it gains the
+ * hits in `total_opens` and, for each message opened for the first time, 1 in `unique_opens`.
+ * "First" is decided by a conditional update (`WHERE first_opened_at IS NULL`) and the rows it
+ * changed, never by reading first, so concurrent first opens (in this process or another) count
+ * one unique open. Ids of messages that no longer exist count nothing. At most MAX_OPENS_BATCH ids.
  */
-export async function countOpen(db: Db, messageId: number, now: Date): Promise<boolean> {
+export async function countOpens(db: Db, messageIds: readonly number[], now: Date): Promise<void> {
+  const hits = new Map<number, number>();
+  for (const id of messageIds) hits.set(id, (hits.get(id) ?? 0) + 1);
+  if (hits.size === 0) return;
+  // Ascending ids, so that concurrent batches lock rows in the same order.
+  const ids = [...hits.keys()].sort((a, b) => a - b);
   const at = isoMicros(now);
-  return db.transaction().execute(async (trx) => {
+  await db.transaction().execute(async (trx) => {
     const first = await trx
       .updateTable('mail_messages')
       .set({ first_opened_at: at })
-      .where('id', '=', messageId)
+      .where('id', 'in', ids)
       .where('first_opened_at', 'is', null)
-      .executeTakeFirst();
-    const row = await trx
+      .returning('id')
+      .execute();
+    const firsts = new Set(first.map((r) => r.id));
+    // One statement for the whole batch: the hits per id as a CASE of literals (numbers we counted).
+    const added = sql<number>`case ${sql.ref('id')} ${sql.join(ids.map((id) => sql`when ${sql.lit(id)} then ${sql.lit(hits.get(id)!)}`), sql` `)} else 0 end`;
+    const rows = await trx
       .updateTable('mail_messages')
-      .set((eb) => ({ opens: eb('opens', '+', 1) }))
-      .where('id', '=', messageId)
-      .returning(['kind', 'single_send_id', 'automation_id'])
-      .executeTakeFirst();
-    if (!row) return false;
-    const unique = Number(first.numUpdatedRows) === 1 ? 1 : 0;
-    await STATISTICS[row.kind]?.(trx, row, { total_opens: 1, unique_opens: unique });
-    return true;
+      .set((eb) => ({ opens: eb('opens', '+', added) }))
+      .where('id', 'in', ids)
+      .returning(['id', 'kind', 'single_send_id', 'automation_id'])
+      .execute();
+    const deltas = new Map<string, Source & { kind: MailKind; total: number; unique: number }>();
+    for (const r of rows) {
+      const key = `${r.kind}:${r.single_send_id}:${r.automation_id}`;
+      const d = deltas.get(key) ?? { kind: r.kind, single_send_id: r.single_send_id, automation_id: r.automation_id, total: 0, unique: 0 };
+      d.total += hits.get(r.id)!;
+      d.unique += firsts.has(r.id) ? 1 : 0;
+      deltas.set(key, d);
+    }
+    for (const key of [...deltas.keys()].sort()) {
+      const d = deltas.get(key)!;
+      await STATISTICS[d.kind]?.(trx, d, { total_opens: d.total, unique_opens: d.unique });
+    }
   });
 }
 

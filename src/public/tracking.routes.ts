@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { trackingLinks } from '../delivery/tracking.js';
 import { Media } from '../http/schemas.js';
-import { countOpen } from './engagement.queries.js';
+import { createOpenBatches } from './open-batches.js';
 
 /** The smallest transparent 1×1 GIF (43 bytes). */
 export const PIXEL = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
@@ -28,11 +28,13 @@ const schema = {
  */
 export const trackingRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const links = trackingLinks(app.deps.config);
+  // The clock read at each batch, so a test that moves the app's clock moves the counted times too.
+  const opens = createOpenBatches(app.deps.database.db, { now: () => app.deps.clock.now() });
   app.get('/t/open/:token.gif', { schema, config: { public: true, deferValidation: true } }, async (req, reply) => {
     const messageId = req.method === 'GET' ? links.readOpenToken(req.params.token) : null;
     if (messageId !== null) {
       try {
-        await countOpen(app.deps.database.db, messageId, app.deps.clock.now());
+        await opens.count(messageId);
       } catch (err) {
         req.log.error({ err, messageId }, 'open not counted');
       }
