@@ -23,6 +23,8 @@ import { unsubscribeRoutes } from './modules/unsubscribes/unsubscribes.routes.js
 import { unsubscribeGroupRoutes } from './modules/unsubscribes/groups.routes.js';
 import { templateRoutes } from './modules/templates/templates.routes.js';
 import { imageRoutes } from './public/images.routes.js';
+import { trackingRoutes } from './public/tracking.routes.js';
+import { unsubscribePageRoutes } from './public/unsubscribe.routes.js';
 import { healthRoutes } from './ops/health.routes.js';
 import { createMetricsRegistry, registerMetrics } from './ops/metrics.js';
 import { registerRequestLog } from './ops/request-log.js';
@@ -92,6 +94,8 @@ export async function buildApp(deps: AppInput): Promise<App> {
   await app.register(unsubscribeGroupRoutes);
   await app.register(templateRoutes);
   await app.register(imageRoutes);
+  await app.register(trackingRoutes);
+  await app.register(unsubscribePageRoutes);
   await app.register(healthRoutes);
   return app;
 }

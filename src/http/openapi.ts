@@ -24,6 +24,7 @@ const TAGS: Array<{ name: string; description: string; prefixes: string[] }> = [
   { name: 'Notifications', description: 'Who is mailed about account events.', prefixes: ['/notification-recipient'] },
   { name: 'Templates', description: 'Shipped design templates, their preview images and the placeholder names.', prefixes: ['/get-design/', '/get-dynamic/', '/images/templates/'] },
   { name: 'Geo', description: 'Countries, states and cities (the ids contacts and senders use).', prefixes: ['/get/country-state-city'] },
+  { name: 'Public pages', description: 'The open pixel and the unsubscribe preferences page linked from each mail; no keys needed.', prefixes: ['/t/open/', '/u/'] },
   { name: 'Operations', description: 'Health, metrics and this reference; no keys needed.', prefixes: ['/health', '/metrics', '/openapi.json', '/docs'] },
 ];
 
@@ -38,7 +39,7 @@ const FORM_TYPES = ['application/x-www-form-urlencoded', 'multipart/form-data', 
 const KEYS_NOTE =
   'Every request carries the account\'s two keys as headers, `PublicKey` and `SecretKey` (both are ' +
   'required; create an account with `npm run accounts:create`). Routes marked without security ' +
-  '(health, metrics, this reference, template images, the sender verification page) take none.';
+  '(health, metrics, this reference, template images, the sender verification page, the open pixel and the unsubscribe page) take none.';
 
 function packageVersion(): string {
   // Two levels up from both src/http and dist/http.

@@ -4,7 +4,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { setup, type TestContext } from '../helpers.js';
 import { OpenApiCheck, type OpenApiDocument } from '../support/openapi-check.js';
 
-const PUBLIC = ['/openapi.json', '/docs', '/images/templates/{file}', '/sender/verify', '/health/live', '/health/ready', '/metrics'];
+const PUBLIC = ['/openapi.json', '/docs', '/images/templates/{file}', '/sender/verify', '/t/open/{token}.gif', '/u/{token}', '/health/live', '/health/ready', '/metrics'];
 const FORM_TYPES = ['application/x-www-form-urlencoded', 'multipart/form-data', 'application/json'];
 
 /**

@@ -1,0 +1,46 @@
+import type { Db } from '../db/index.js';
+import type { Clock } from '../queue/clock.js';
+import { countOpens, MAX_OPENS_BATCH } from './engagement.queries.js';
+
+/** Counts opens for the pixel route, sharing transactions between requests that arrive together. */
+export interface OpenBatches {
+  /** Counts one open of the message; resolves once it is committed (rejects if the batch failed). */
+  count(messageId: number): Promise<void>;
+}
+
+/**
+ * Group commit for opens: the first open starts a transaction at once; opens arriving while it runs
+ * wait and go together in the next one (up to MAX_OPENS_BATCH). Under no load a hit is counted
+ * alone and without delay; under load one transaction counts many hits, which is what lets the
+ * pixel keep up (see docs/decisions.md). Each request still answers only after its open is
+ * committed, so nothing is held in memory past a response and a crash loses no answered open.
+ */
+export function createOpenBatches(db: Db, clock: Clock): OpenBatches {
+  let pending: Array<{ id: number; done: () => void; fail: (err: unknown) => void }> = [];
+  let running = false;
+
+  async function drain(): Promise<void> {
+    running = true;
+    while (pending.length > 0) {
+      const batch = pending.slice(0, MAX_OPENS_BATCH);
+      pending = pending.slice(MAX_OPENS_BATCH);
+      try {
+        await countOpens(db, batch.map((p) => p.id), clock.now());
+        for (const p of batch) p.done();
+      } catch (err) {
+        for (const p of batch) p.fail(err);
+      }
+    }
+    running = false;
+  }
+
+  return {
+    count(messageId) {
+      return new Promise<void>((done, fail) => {
+        pending.push({ id: messageId, done, fail });
+        if (!running) void drain();
+      });
+    },
+  };
+}
+
