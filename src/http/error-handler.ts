@@ -1,6 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifySchemaValidationError } from 'fastify';
 import { AppError, ValidationError } from './errors.js';
 import { failed } from './envelope.js';
 import { fieldErrorsFromAjv } from './messages.js';
@@ -125,7 +125,7 @@ export function answerClientError(err: NodeJS.ErrnoException, socket: Socket): v
 }
 
 /** The schema failures of a deferred route (see `deferValidation`), as field errors. */
-export function schemaErrors(request: { validationError?: Error & { validation?: any } }): Record<string, string[]> {
+export function schemaErrors(request: { validationError?: Error & { validation?: FastifySchemaValidationError[] } }): Record<string, string[]> {
   const v = request.validationError?.validation;
   return v ? fieldErrorsFromAjv(v) : {};
 }

@@ -1,4 +1,4 @@
-/** Field name → messages, as in the spec's failure envelope. */
+/** Field name → messages, as a 422's `errors` carries them. */
 export type FieldErrors = Record<string, string[]>;
 
 /** A failure the error handler renders as `{status:'failed', errors}` with its HTTP status. */

@@ -42,7 +42,7 @@ function keyOf(path: string, child?: string): string {
 
 /** One AJV error → [field, message]. */
 function translate(e: FastifySchemaValidationError): [string, string] {
-  const p = (e.params ?? {}) as Record<string, any>;
+  const p = (e.params ?? {}) as { limit: number; missingProperty?: string; [k: string]: unknown };
   if (e.keyword === 'required') {
     const field = keyOf(e.instancePath, String(p.missingProperty));
     return [field, messages.required(field)];

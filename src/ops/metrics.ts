@@ -1,5 +1,4 @@
 import type { FastifyInstance } from 'fastify';
-import { Type } from '@sinclair/typebox';
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
 import { AppError } from '../http/errors.js';
 import { FailedText, Media } from '../http/schemas.js';

@@ -41,7 +41,7 @@ export function scanRecords(text: string, final: boolean, delimiter: number, max
     const record: string[] = [];
     for (;;) {
       let value: string;
-      let c = 0;
+      let c: number;
       if (i < n && text.charCodeAt(i) === 34) {
         value = '';
         let from = i + 1;

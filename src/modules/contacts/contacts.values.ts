@@ -1,7 +1,7 @@
 import type { FieldType } from '../fields/fields.reserved.js';
 import { RESERVED_EXTRAS, fieldLabel } from '../fields/fields.reserved.js';
 
-/** `YYYY-MM-DDTHH:MM` with optional seconds: the datetime-local form (contract §6). */
+/** `YYYY-MM-DDTHH:MM` with optional seconds: the datetime-local form custom fields of that type accept. */
 export const DATETIME_LOCAL = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2})?$';
 const DATETIME_LOCAL_RE = new RegExp(DATETIME_LOCAL);
 const NUMBER_RE = /^-?\d+(\.\d+)?$/;

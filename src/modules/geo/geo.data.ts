@@ -13,7 +13,7 @@ function readJson<T>(path: string): T {
   return JSON.parse(readFileSync(path, 'utf8')) as T;
 }
 
-const COUNTRIES: Country[] = readJson<any[]>(join(DATA_DIR, 'countries.json'))
+const COUNTRIES: Country[] = readJson<Array<Omit<Country, 'phonecode'> & { phonecode?: string | number | null }>>(join(DATA_DIR, 'countries.json'))
   .map((c) => ({ id: c.id, name: c.name, iso2: c.iso2, phonecode: String(c.phonecode ?? '') }))
   .sort((a, b) => a.id - b.id);
 const BY_ID = new Map(COUNTRIES.map((c) => [c.id, c]));
@@ -35,11 +35,11 @@ function loadStatesAndCities() {
     const base = join(DATA_DIR, countryDir.name);
     const statesFile = join(base, 'states.json');
     if (!existsSync(statesFile)) continue;
-    for (const s of readJson<any[]>(statesFile)) states.push({ id: s.id, name: s.name, country_id: s.country_id, iso2: String(s.iso2 ?? '') });
+    for (const s of readJson<Array<Omit<State, 'iso2'> & { iso2?: string | null }>>(statesFile)) states.push({ id: s.id, name: s.name, country_id: s.country_id, iso2: String(s.iso2 ?? '') });
     for (const stateDir of readdirSync(base, { withFileTypes: true })) {
       const citiesFile = join(base, stateDir.name, 'cities.json');
       if (!stateDir.isDirectory() || !existsSync(citiesFile)) continue;
-      for (const c of readJson<any[]>(citiesFile)) cities.push({ id: c.id, name: c.name, state_id: c.state_id, country_id: c.country_id });
+      for (const c of readJson<City[]>(citiesFile)) cities.push({ id: c.id, name: c.name, state_id: c.state_id, country_id: c.country_id });
     }
   }
   states.sort((a, b) => a.id - b.id);

@@ -1,6 +1,6 @@
 import { sql, type Expression } from 'kysely';
 import { engineOf, lockAccountSegments } from '../../db/dialect.js';
-import type { ContactTable, DB } from '../../db/types.js';
+import type { ContactTable } from '../../db/types.js';
 import { isoMicros } from '../../util/time.js';
 import { customFieldsByName } from '../fields/fields.queries.js';
 import { conditionsOf, conditionsSql, fieldCatalogue, type FieldKind } from './segments.conditions.js';
