@@ -257,7 +257,7 @@ export function startWorker(deps: AppDeps, hooks: QueueHooks, opts: WorkerOption
   const loop = async () => {
     while (!stopping) {
       woken = false;
-      let claimed = 0;
+      let claimed: number;
       try {
         claimed = await tick();
       } catch (err) {
