@@ -6,11 +6,8 @@ import { bootstrapAccount } from './modules/accounts/accounts.service.js';
 import { createTransport } from './delivery/transports.js';
 import { queueHooks } from './queue/hooks.js';
 import { startWorker } from './queue/worker.js';
+import { runEntry, StartError, stopOnSignals } from './ops/process.js';
 
-const SHUTDOWN_GRACE_MS = 10_000;
-
-/** A start-up failure the operator can fix, told in one line without a stack trace. */
-class StartError extends Error {}
 
 /** The one-line explanation of a failure to listen, or null for an unexpected one. */
 function listenProblem(err: unknown, config: Config): string | null {
@@ -57,30 +54,12 @@ async function main(): Promise<void> {
   );
   const worker = startWorker(app.deps, queueHooks());
 
-  let closing = false;
-  const shutdown = async (signal: string) => {
-    if (closing) return;
-    closing = true;
-    app.log.info({ signal }, 'shutting down');
-    // Requests in flight get a grace period; a client that holds a connection open cannot keep
-    // the process alive past it.
-    setTimeout(() => {
-      app.log.warn('shutdown grace period over; exiting');
-      process.exit(1);
-    }, SHUTDOWN_GRACE_MS).unref();
+  stopOnSignals(app.log, async () => {
     // The worker finishes or releases the messages it holds while the server stops taking requests.
     await Promise.all([app.close(), worker.stop()]);
     await transport.close();
     await database.close();
-    process.exit(0);
-  };
-  process.on('SIGINT', () => void shutdown('SIGINT'));
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  });
 }
 
-main().catch((err) => {
-  // process.exit right after: the message must not wait behind buffered output.
-  if (err instanceof StartError) process.stderr.write(err.message + '\n');
-  else console.error(err);
-  process.exit(1);
-});
+runEntry(main);

@@ -7,11 +7,8 @@ import { createMetricsRegistry } from './ops/metrics.js';
 import { systemClock } from './queue/clock.js';
 import { queueHooks } from './queue/hooks.js';
 import { startWorker } from './queue/worker.js';
+import { runEntry, StartError, stopOnSignals } from './ops/process.js';
 
-const SHUTDOWN_GRACE_MS = 10_000;
-
-/** A start-up failure the operator can fix, told in one line without a stack trace. */
-class StartError extends Error {}
 
 /**
  * Process entry of `npm run worker`: a mail queue worker alone, beside the servers and other
@@ -31,26 +28,11 @@ async function main(): Promise<void> {
   const deps = { config, database, transport, log, metrics: createMetricsRegistry(), clock: systemClock };
   const worker = startWorker(deps, queueHooks());
 
-  let closing = false;
-  const shutdown = async (signal: string) => {
-    if (closing) return;
-    closing = true;
-    log.info({ signal }, 'shutting down');
-    setTimeout(() => {
-      log.warn('shutdown grace period over; exiting');
-      process.exit(1);
-    }, SHUTDOWN_GRACE_MS).unref();
+  stopOnSignals(log, async () => {
     await worker.stop();
     await transport.close();
     await database.close();
-    process.exit(0);
-  };
-  process.on('SIGINT', () => void shutdown('SIGINT'));
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  });
 }
 
-main().catch((err) => {
-  if (err instanceof StartError) process.stderr.write(err.message + '\n');
-  else console.error(err);
-  process.exit(1);
-});
+runEntry(main);

@@ -4,32 +4,14 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { buildApp, type App } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { createDb, type Database } from '../src/db/index.js';
 import { ENGINE, freshDatabase } from './helpers.js';
+import { ROOT, run } from './support/run.js';
 
-const ROOT = resolve(import.meta.dirname, '..');
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs a command in the project folder with extra environment, collecting its output. */
-function run(cmd: string, args: string[], env: Record<string, string>): Promise<Run> {
-  return new Promise((done, fail) => {
-    const child = spawn(cmd, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', fail);
-    child.on('close', (code) => done({ code, stdout, stderr }));
-  });
-}
 
 /**
  * The CLI from its TypeScript source (tsx's loader on this Node). The npm scripts run the compiled

@@ -4,29 +4,11 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { ENGINE, freshDatabase } from '../helpers.js';
+import { ROOT, run } from '../support/run.js';
 
-const ROOT = resolve(import.meta.dirname, '../..');
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs a command in the project folder with extra environment, collecting its output. */
-function run(cmd: string, args: string[], env: Record<string, string>): Promise<Run> {
-  return new Promise((done, fail) => {
-    const child = spawn(cmd, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', fail);
-    child.on('close', (code) => done({ code, stdout, stderr }));
-  });
-}
 
 /** A port nobody listens on, found by listening on port 0 and letting it go. */
 function freePort(): Promise<number> {
