@@ -13,6 +13,9 @@ import { createAccount, type IssuedKeys } from '../src/modules/accounts/accounts
 import type { Transport } from '../src/delivery/transport.js';
 import { createTransport } from '../src/delivery/transports.js';
 import { SmtpSink } from './support/smtp-sink.js';
+import { startWorker, type WorkerOptions } from '../src/queue/worker.js';
+import { queueHooks } from '../src/queue/hooks.js';
+import type { QueueHooks } from '../src/queue/queue.types.js';
 import { OpenApiCheck, type OpenApiDocument } from './support/openapi-check.js';
 
 /** The database the suite runs on: PostgreSQL when DATABASE_URL says so, else SQLite. */
@@ -202,6 +205,23 @@ export async function setupWithSink(overrides: Partial<Config> = {}): Promise<Te
       await sink.close();
     },
   };
+}
+
+/**
+ * Runs the mail queue of the test's app until nothing is due: a worker on the app's dependencies
+ * (its clock, transport and database) ticks until a tick claims nothing, then stops. Mail that
+ * waits for a later attempt stays queued (move the test clock on and drain again). Returns how
+ * many messages were claimed.
+ */
+export async function drainQueue(t: { app: App }, opts: WorkerOptions & { hooks?: QueueHooks } = {}): Promise<number> {
+  const worker = startWorker(t.app.deps, opts.hooks ?? queueHooks(), { ...opts, loop: false });
+  let total = 0;
+  try {
+    for (let n = await worker.tick(); n > 0; n = await worker.tick()) total += n;
+  } finally {
+    await worker.stop();
+  }
+  return total;
 }
 
 /** The envelope of a field-error failure. */

@@ -218,3 +218,12 @@ export function jsonObjectText(
     ? sql<string>`(json_build_object(${args})::text)`
     : sql<string>`json_object(${args})`;
 }
+
+/**
+ * The end of a queue's claim select: PostgreSQL locks the chosen rows and skips those another
+ * transaction holds (`FOR UPDATE SKIP LOCKED`), so concurrent workers take disjoint batches
+ * without waiting; SQLite has one writer at a time, so nothing is needed.
+ */
+export function lockSkippingLocked(engine: Engine): RawBuilder<unknown> {
+  return engine === 'postgres' ? sql`for update skip locked` : sql``;
+}

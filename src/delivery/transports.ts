@@ -75,6 +75,13 @@ function tracked(send: (m: MailMessage) => Promise<SendResult>, verify: () => Pr
   };
 }
 
+/**
+ * SMTP connections the pool opens at most. A queue worker hands this many messages to the
+ * transport at once: more would only wait inside the pool, counting in the in-flight window
+ * without sending sooner.
+ */
+export const SMTP_POOL_CONNECTIONS = 5;
+
 /** An SMTP pool (`smtp://`, `smtps://`, credentials and `tls.*` options in the URL). */
 export function smtpTransport(url: string, dkim: TransportConfig['dkim']): Transport {
   // Shorter timeouts than nodemailer's minutes-long defaults, so a dead server fails a send (to be
@@ -82,7 +89,7 @@ export function smtpTransport(url: string, dkim: TransportConfig['dkim']): Trans
   const mailer = nodemailer.createTransport({
     url,
     pool: true,
-    maxConnections: 5,
+    maxConnections: SMTP_POOL_CONNECTIONS,
     maxMessages: 100,
     connectionTimeout: 15_000,
     greetingTimeout: 15_000,
@@ -164,23 +171,4 @@ export function systemFrom(config: Pick<Config, 'dkim' | 'publicUrl'>): { name: 
     }
   }
   return { name: 'Campaign API', address: `no-reply@${host || 'localhost'}` };
-}
-
-/** The logger calls background sends make (a Fastify/pino logger fits). */
-export interface MailLog {
-  warn(obj: object, msg: string): void;
-}
-
-/**
- * Sends a mail nobody waits on (verification links, notifications): resolves true when the
- * transport accepted it, false after logging the failure; never rejects.
- */
-export async function sendQuietly(transport: Transport, log: MailLog, message: MailMessage, what: string): Promise<boolean> {
-  try {
-    await transport.send(message);
-    return true;
-  } catch (err) {
-    log.warn({ err, to: message.to, mail: what }, 'mail not sent');
-    return false;
-  }
 }

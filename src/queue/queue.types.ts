@@ -27,4 +27,9 @@ export interface QueueHooks {
   beforeClaim?: (deps: AppDeps, now: Date) => Promise<void>;
   /** After a batch settled: finish what has no message left (status 3, `sent_at`, notifications). */
   afterSettle?: (deps: AppDeps, now: Date) => Promise<void>;
+  /**
+   * When work outside the queue comes due (e.g. the next scheduled send), or null: an idle worker
+   * wakes then, besides the queue's own next due message.
+   */
+  nextWakeAt?: (deps: AppDeps, now: Date) => Promise<Date | null>;
 }

@@ -1,10 +1,9 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { fieldErrors, setup, setupWithSink, type Client, type TestContext, assertNeedsKeys } from '../helpers.js';
+import { drainQueue, fieldErrors, setup, setupWithSink, type Client, type TestContext, assertNeedsKeys } from '../helpers.js';
 import { SmtpSink } from '../support/smtp-sink.js';
-import { notifyEvent } from '../../src/modules/notifications/notifications.events.js';
+import { enqueueEvent } from '../../src/modules/notifications/notifications.events.js';
 import { TransportError, type Transport } from '../../src/delivery/transport.js';
-import { createDb } from '../../src/db/index.js';
 
 const TS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
 const RNF = { status: 'failed', errors: 'Record Not Found' };
@@ -143,9 +142,16 @@ describe('event notifications', () => {
     await t.a.post('/notification-recipient/save', { email_address: olga, email_owner: 'Olga <b>' });
     await t.a.post('/notification-recipient/save', { email_address: ivan, email_owner: 'Ivan' });
     await t.b.post('/notification-recipient/save', { email_address: foreign, email_owner: 'Bob' });
-    await notifyEvent(t.app.deps, t.a.keys!.user_id, 'single_send.completed', { single_send_name: 'Spring <sale>', delivered: 10, meta: { a: 1 } });
-    const [m] = await sink.waitForCount(1, (x) => x.envelope.to.includes(olga));
-    await sink.waitFor((x) => x.envelope.to.includes(ivan));
+    const queued = await enqueueEvent(t.database.db, t.app.deps, t.a.keys!.user_id, 'single_send.completed', {
+      single_send_name: 'Spring <sale>',
+      delivered: 10,
+      meta: { a: 1 },
+    });
+    assert.equal(queued, 2);
+    assert.equal(await drainQueue(t), 2);
+    const m = sink.to(olga)[0];
+    assert.ok(m, 'olga got the note');
+    assert.equal(sink.to(ivan).length, 1);
     assert.equal(m.subject, '[Campaign API] Single send completed');
     assert.equal(m.header('x-campaign-event'), 'single_send.completed');
     assert.match(m.text!, /^Hello Olga <b>,/);
@@ -155,7 +161,6 @@ describe('event notifications', () => {
     assert.ok(m.html!.includes('Hello Olga &lt;b&gt;,'));
     assert.ok(m.html!.includes('Spring &lt;sale&gt;'));
     assert.equal(m.envelope.to.length, 1, 'one mail per recipient: addresses are not shared');
-    await new Promise((r) => setTimeout(r, 200));
     assert.equal(sink.to(foreign).length, 0);
   });
 
@@ -170,32 +175,42 @@ describe('event notifications', () => {
       `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="c.csv"\r\nContent-Type: text/csv\r\n\r\n${csv}\r\n--${boundary}--\r\n`;
     const r = await t.a.request('POST', '/contacts/upload-csv', { payload, headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } });
     assert.equal(r.status, 200, r.text);
-    const m = await sink.waitFor((x) => x.envelope.to.includes(watcher));
+    await drainQueue(t);
+    const [m] = sink.to(watcher);
+    assert.ok(m, 'the watcher got the note');
     assert.equal(m.subject, '[Campaign API] Contacts imported');
     assert.equal(m.header('x-campaign-event'), 'contacts.imported');
     assert.ok(m.text!.includes('created: 2'), m.text ?? '');
     assert.ok(m.text!.includes('skipped: 1'), m.text ?? '');
   });
 
-  it('does not hold the caller while the SMTP server is slow', async () => {
-    const slow = uniqueEmail('slow');
+  it('queues the notes in the transaction of the change: nothing when it rolls back, nothing sent before a worker runs', async () => {
+    const rolled = uniqueEmail('rolled');
     const u = await setup({}, { smtpUrl: sink.url });
     try {
-      await u.a.post('/notification-recipient/save', { email_address: slow, email_owner: 'Sam' });
-      sink.delayMs = 800;
-      const started = Date.now();
-      await notifyEvent(u.app.deps, u.a.keys!.user_id, 'automation.live', { automation_name: 'Welcome' });
-      assert.ok(Date.now() - started < 500, `notifyEvent took ${Date.now() - started} ms`);
-      const m = await sink.waitFor((x) => x.envelope.to.includes(slow));
-      assert.equal(m.subject, '[Campaign API] Automation set live');
+      await u.a.post('/notification-recipient/save', { email_address: rolled, email_owner: 'Rolf' });
+      const userId = u.a.keys!.user_id;
+      await assert.rejects(
+        u.database.db.transaction().execute(async (trx) => {
+          assert.equal(await enqueueEvent(trx, u.app.deps, userId, 'automation.live', { automation_name: 'Welcome' }), 1);
+          throw new Error('the change fails');
+        }),
+        /the change fails/,
+      );
+      const count = async () => (await u.database.db.selectFrom('mail_messages').select('id').where('email', '=', rolled).execute()).length;
+      assert.equal(await count(), 0, 'rolled back with the change');
+      await u.database.db.transaction().execute((trx) => enqueueEvent(trx, u.app.deps, userId, 'automation.live', { automation_name: 'Welcome' }));
+      assert.equal(await count(), 1);
+      assert.equal(sink.to(rolled).length, 0, 'queued, not sent: a worker sends it');
+      await drainQueue(u);
+      assert.equal(sink.to(rolled)[0]?.subject, '[Campaign API] Automation set live');
+      assert.equal(await enqueueEvent(u.database.db, u.app.deps, u.b.keys!.user_id, 'contacts.imported', { created: 1 }), 0, 'no recipients, no mail');
     } finally {
-      sink.delayMs = 0;
       await u.close();
     }
   });
 
-  it('never throws: a failing transport is logged, and an account without recipients gets nothing', async () => {
-    const warnings: unknown[] = [];
+  it('a failing transport does not reach the caller: the queue keeps the note and gives up after a permanent failure', async () => {
     const failing: Transport = {
       send: async () => {
         throw new TransportError('550 no', true, 550);
@@ -205,18 +220,13 @@ describe('event notifications', () => {
     };
     const u = await setup({}, { transport: failing });
     try {
-      await u.a.post('/notification-recipient/save', { email_address: uniqueEmail(), email_owner: 'X' });
-      const deps = { ...u.app.deps, log: { ...u.app.log, warn: (o: unknown) => warnings.push(o) } as typeof u.app.log };
-      await notifyEvent(deps, u.a.keys!.user_id, 'automation.paused', {});
-      await new Promise((r) => setTimeout(r, 50));
-      assert.equal(warnings.length, 1);
-      await notifyEvent(deps, u.b.keys!.user_id, 'contacts.imported', { created: 1 });
-      await new Promise((r) => setTimeout(r, 50));
-      assert.equal(warnings.length, 1, 'no recipients, no mail, no failure');
-      const unmigrated = createDb('sqlite::memory:');
-      await notifyEvent({ ...deps, database: unmigrated }, u.a.keys!.user_id, 'automation.paused', {});
-      await unmigrated.close();
-      assert.equal(warnings.length, 2, 'a database failure is logged too');
+      const doomed = uniqueEmail('doomed');
+      await u.a.post('/notification-recipient/save', { email_address: doomed, email_owner: 'X' });
+      assert.equal(await enqueueEvent(u.database.db, u.app.deps, u.a.keys!.user_id, 'automation.paused', {}), 1);
+      await drainQueue(u);
+      const row = await u.database.db.selectFrom('mail_messages').selectAll().where('email', '=', doomed).executeTakeFirstOrThrow();
+      assert.equal(row.state, 'bounced');
+      assert.equal(row.last_error, '550 no');
     } finally {
       await u.close();
     }

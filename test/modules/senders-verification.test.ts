@@ -65,6 +65,7 @@ describe('senders: verification', () => {
     const r = await suite.t.a.get('/sender/resend-mail', { sender_id: id });
     assert.equal(r.status, 200);
     assert.deepEqual(r.body, { status: 'success', message: 'Verification Mail Send' });
+    await suite.drain();
     const mail = await suite.sink.waitFor((m) => m.envelope.to.includes(form.from_email));
     assert.notEqual((await details(id)).send_at, '2000-01-01 00:00:00');
     assert.equal((await suite.t.a.get('/sender/resend-mail', { sender_id: id })).status, 429);
@@ -84,6 +85,7 @@ describe('senders: verification', () => {
     assert.equal(s.is_verified, 0);
     assert.equal(s.from_email, newEmail);
     assert.equal(s.from_name, 'Acme News');
+    await suite.drain();
     const fresh = await suite.sink.waitFor((m) => m.envelope.to.includes(newEmail));
     const old = await open(linkIn(mail));
     assert.equal(old.statusCode, 404);
@@ -99,13 +101,14 @@ describe('senders: verification', () => {
     assert.equal((await suite.t.b.post('/notification-recipient/save', { email_address: otherOwner, email_owner: 'Bob' })).status, 200);
     const { form, mail } = await saveSender();
     await open(linkIn(mail));
+    await suite.drain();
     const note = await suite.sink.waitFor((m) => m.envelope.to.includes(owner));
     assert.equal(note.subject, '[Campaign API] Sender verified');
     assert.match(note.text!, /Hello Olga,/);
     assert.ok(note.text!.includes(`from_email: ${form.from_email}`));
     assert.ok(note.html!.includes(form.from_email));
     await open(linkIn(mail));
-    await new Promise((r) => setTimeout(r, 300));
+    await suite.drain();
     assert.equal(suite.sink.to(owner).length, 1, 'a second opening does not notify again');
     assert.equal(suite.sink.to(otherOwner).length, 0, 'another account is not told');
   });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before } from 'node:test';
-import { setupWithSink, type Client, type TestContext } from '../helpers.js';
+import { drainQueue, setupWithSink, type Client, type TestContext } from '../helpers.js';
 import type { SmtpSink, SinkMessage } from '../support/smtp-sink.js';
 import { allCities, allStates } from '../../src/modules/geo/geo.data.js';
 
@@ -39,6 +39,7 @@ export function linkIn(m: SinkMessage): string {
 /**
  * Registers the suite's app with an SMTP sink (closed after the suite) and returns it with
  * `saveSender` (saves a sender and returns its id, form and the verification mail it got),
+ * `drain` (runs the mail queue),
  * `details` (a sender as details shows it) and `open` (a public page by path).
  */
 export function sendersSuite() {
@@ -59,9 +60,12 @@ export function sendersSuite() {
       const form = senderForm(extra);
       const r = await c.post('/sender/save', form);
       assert.equal(r.status, 200, r.text);
+      await drainQueue(t);
       const mail = await sink.waitFor((m) => m.envelope.to.includes(form.from_email));
       return { id: r.body.id as number, form, mail };
     },
+    /** Runs the mail queue until nothing is due (the verification and notification mails go through it). */
+    drain: () => drainQueue(t),
     details: async (id: number, c: Client = t.a) => (await c.get('/sender/details', { sender_id: id })).body.message?.sender,
     open: (path: string) => t.app.inject({ method: 'GET', url: path }),
   };

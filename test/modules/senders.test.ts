@@ -15,6 +15,7 @@ describe('senders', () => {
     assert.equal(r.status, 200);
     assert.deepEqual(Object.keys(r.body), ['status', 'message', 'id']);
     assert.equal(r.body.message, 'Added Successfully');
+    await suite.drain();
     const mail = await suite.sink.waitFor((m) => m.envelope.to.includes(form.from_email));
     assert.equal(mail.subject, 'Verify your sender address');
     assert.equal(mail.header('from'), 'Campaign API <no-reply@localhost>');

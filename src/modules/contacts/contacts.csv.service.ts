@@ -7,7 +7,7 @@ import { isoMicros } from '../../util/time.js';
 import { findContactType } from '../contact-types/contact-types.queries.js';
 import { customFieldsByName, selectFields } from '../fields/fields.queries.js';
 import { CONTACT_COLUMNS, RESERVED_EXTRAS, fieldLabel } from '../fields/fields.reserved.js';
-import { notifyEvent } from '../notifications/notifications.events.js';
+import { enqueueEvent } from '../notifications/notifications.events.js';
 import { syncSegmentMembership } from '../segments/segments.membership.js';
 import { CsvFormatError, STD_COLUMNS, readContactCsv, sniffCsv, type ImportRow, type RowError } from './contacts.csv.parse.js';
 import { recordBatches, recordBatchesInWorker, WORKER_MIN_BYTES } from './contacts.csv.records.js';
@@ -172,6 +172,9 @@ export async function importContactsCsv(deps: AppDeps, userId: number, upload: C
       }
       await writer.flush();
       await syncSegmentMembership(trx, userId, { contactTypeId: typeId });
+      // The notification is queued with the import: both are committed, or neither.
+      const details = { contact_type_id: typeId, created: summary.created, updated: summary.updated, skipped: summary.skipped };
+      await enqueueEvent(trx, deps, userId, 'contacts.imported', details);
     });
   } catch (err) {
     if (err instanceof CsvFormatError) throw fileError(err.text);
@@ -182,9 +185,6 @@ export async function importContactsCsv(deps: AppDeps, userId: number, upload: C
   if (summary.created >= ANALYZE_AFTER_ROWS) {
     refreshAfterBulkLoad(db, 'contacts').catch((err) => deps.log.warn({ err }, 'vacuum analyze after import failed'));
   }
-  // Fire and forget: the import is committed whatever happens to the notification mail.
-  const details = { contact_type_id: typeId, created: summary.created, updated: summary.updated, skipped: summary.skipped };
-  notifyEvent(deps, userId, 'contacts.imported', details).catch(() => undefined);
   return summary;
 }
 

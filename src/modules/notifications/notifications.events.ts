@@ -1,7 +1,9 @@
 import type { AppDeps } from '../../deps.js';
 import type { Config } from '../../config.js';
 import type { MailMessage } from '../../delivery/transport.js';
-import { sendQuietly, systemFrom } from '../../delivery/transports.js';
+import { systemFrom } from '../../delivery/transports.js';
+import type { Db } from '../../db/index.js';
+import { enqueueSystemMail } from '../../queue/system-mail.js';
 import { escapeHtml } from '../../delivery/placeholders.js';
 import { selectNotificationRecipients } from './notifications.queries.js';
 
@@ -53,18 +55,14 @@ export function eventMail(
 }
 
 /**
- * Mails each notification recipient of the account a short note about the event. Never throws:
- * a failed notification is logged, it does not fail the operation that caused it. Only the
- * recipient lookup is awaited; the mails are handed to the transport and not waited for, so a
- * slow SMTP server never holds the caller's request.
+ * Queues, for each notification recipient of the account, a short note about the event: one
+ * system mail per recipient, written in `trx`, the transaction of the change that causes the
+ * event, so the notes exist exactly when the change is committed and a queue worker delivers
+ * them (retrying a slow or failing server) without holding the caller. Returns how many.
  */
-export async function notifyEvent(deps: AppDeps, userId: number, event: EventName, details: Record<string, unknown>): Promise<void> {
-  try {
-    const recipients = await selectNotificationRecipients(deps.database.db, userId).orderBy('id').execute();
-    for (const r of recipients) {
-      void sendQuietly(deps.transport, deps.log, eventMail(deps.config, r, event, details), `notification ${event}`);
-    }
-  } catch (err) {
-    deps.log.warn({ err, event, userId }, 'notification recipients not read');
-  }
+export async function enqueueEvent(trx: Db, deps: Pick<AppDeps, 'config' | 'clock'>, userId: number, event: EventName, details: Record<string, unknown>): Promise<number> {
+  const recipients = await selectNotificationRecipients(trx, userId).orderBy('id').execute();
+  const now = deps.clock.now();
+  for (const r of recipients) await enqueueSystemMail(trx, userId, eventMail(deps.config, r, event, details), now);
+  return recipients.length;
 }

@@ -2,13 +2,13 @@ import { randomUUID } from 'node:crypto';
 import type { AppDeps } from '../../deps.js';
 import type { Db } from '../../db/index.js';
 import { queryListSource } from '../../db/list-source.js';
-import { sendQuietly } from '../../delivery/transports.js';
+import { enqueueSystemMail } from '../../queue/system-mail.js';
 import { AppError, NotFound, RNF, type FieldErrors } from '../../http/errors.js';
 import { messages, Rules } from '../../http/messages.js';
 import { toId } from '../../http/schemas.js';
 import { isoMicros, sqlDateTime } from '../../util/time.js';
 import { cityById, countryById, stateById } from '../geo/geo.data.js';
-import { notifyEvent } from '../notifications/notifications.events.js';
+import { enqueueEvent } from '../notifications/notifications.events.js';
 import { readVerificationToken, verificationMail } from './senders.mail.js';
 import {
   claimVerificationSlot,
@@ -77,9 +77,13 @@ function columnsOf(input: SenderInput) {
   };
 }
 
-/** Mails the verification link in the background: a slow or failing server does not hold the request. */
-function mailVerification(deps: AppDeps, row: SenderRow): void {
-  void sendQuietly(deps.transport, deps.log, verificationMail(deps.config, row), 'sender verification');
+/**
+ * Queues the verification mail in `trx`, the transaction that saves the sender's address: the
+ * mail exists exactly when the change does, and a queue worker sends it (a slow or failing
+ * server never holds the request).
+ */
+async function queueVerification(trx: Db, deps: AppDeps, row: SenderRow): Promise<void> {
+  await enqueueSystemMail(trx, row.user_id, verificationMail(deps.config, row), deps.clock.now());
 }
 
 /** Saves an unverified sender and mails its verification link; returns the id. */
@@ -97,9 +101,11 @@ export async function createSender(deps: AppDeps, userId: number, input: SenderI
     created_at: isoMicros(now),
     updated_at: isoMicros(now),
   };
-  const id = await insertSender(deps.database.db, values);
-  mailVerification(deps, { id, deleted_at: null, ...values });
-  return id;
+  return deps.database.db.transaction().execute(async (trx) => {
+    const id = await insertSender(trx, values);
+    await queueVerification(trx, deps, { id, deleted_at: null, ...values });
+    return id;
+  });
 }
 
 /**
@@ -115,11 +121,13 @@ export async function updateSender(deps: AppDeps, userId: number, input: SenderI
   rules.done();
   const emailChanged = row!.from_email.toLowerCase() !== input.from_email.toLowerCase();
   const reverify = emailChanged ? { is_verified: 0, send_at: sqlDateTime() } : {};
-  await updateSenderRow(db, userId, input.sender_id, { ...columnsOf(input), ...reverify });
-  if (emailChanged) {
-    const updated = await findSender(db, userId, input.sender_id);
-    if (updated) mailVerification(deps, updated);
-  }
+  await db.transaction().execute(async (trx) => {
+    await updateSenderRow(trx, userId, input.sender_id, { ...columnsOf(input), ...reverify });
+    if (emailChanged) {
+      const updated = await findSender(trx, userId, input.sender_id);
+      if (updated) await queueVerification(trx, deps, updated);
+    }
+  });
 }
 
 /** Soft-deletes a sender. */
@@ -137,14 +145,18 @@ export async function resendVerification(deps: AppDeps, userId: number, rawId: u
   const row = await requireSender(db, userId, rawId);
   const now = new Date();
   const notAfter = sqlDateTime(new Date(now.getTime() - RESEND_INTERVAL_SECONDS * 1000));
-  if (!(await claimVerificationSlot(db, userId, row.id, sqlDateTime(now), notAfter))) {
+  const claimed = await db.transaction().execute(async (trx) => {
+    if (!(await claimVerificationSlot(trx, userId, row.id, sqlDateTime(now), notAfter))) return false;
+    await queueVerification(trx, deps, { ...row, send_at: sqlDateTime(now) });
+    return true;
+  });
+  if (!claimed) {
     const current = await findSender(db, userId, row.id);
     if (!current) throw new NotFound(RNF);
     const sentAt = current.send_at ? Date.parse(current.send_at.replace(' ', 'T') + 'Z') : now.getTime();
     const wait = Math.min(RESEND_INTERVAL_SECONDS, Math.max(1, Math.ceil((sentAt + RESEND_INTERVAL_SECONDS * 1000 - now.getTime()) / 1000)));
     throw new AppError(429, `A verification mail was sent less than a minute ago. Try again in ${wait} seconds.`, { 'Retry-After': String(wait) });
   }
-  mailVerification(deps, { ...row, send_at: sqlDateTime(now) });
 }
 
 /** What opening a verification link did. */
@@ -161,14 +173,15 @@ export async function verifySenderByToken(deps: AppDeps, token: unknown): Promis
   const { db } = deps.database;
   const row = await findSenderForVerification(db, claim.senderId);
   if (!row || !claim.matches(row.from_email)) return { ok: false, reason: 'gone' };
-  if (await markSenderVerified(db, row.id, row.from_email)) {
-    await notifyEvent(deps, row.user_id, 'sender.verified', {
+  await db.transaction().execute(async (trx) => {
+    if (!(await markSenderVerified(trx, row.id, row.from_email))) return;
+    await enqueueEvent(trx, deps, row.user_id, 'sender.verified', {
       sender_id: row.id,
       from_name: row.from_name,
       from_email: row.from_email,
       nickname: row.nickname,
     });
-  }
+  });
   return { ok: true, sender: { ...row, is_verified: 1 } };
 }
 

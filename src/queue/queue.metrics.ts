@@ -1,0 +1,55 @@
+import { Counter, Gauge, type Registry } from 'prom-client';
+import type { Database } from '../db/index.js';
+import { countUnfinished } from './queue.queries.js';
+
+/** The queue's metrics on one registry. */
+export interface QueueMetrics {
+  sent: Counter<'kind'>;
+  bounced: Counter<'kind'>;
+  retried: Counter<'kind'>;
+}
+
+const byRegistry = new WeakMap<Registry, QueueMetrics>();
+
+/**
+ * The queue's metrics on the app's registry, created once per registry (a process may start and
+ * stop several workers on one app). Rates (messages per second) come from the counters; the depth
+ * gauge is read at scrape time with one grouped count over the unfinished rows (a partial index
+ * holds exactly those), so an idle queue costs nothing between scrapes.
+ */
+export function queueMetrics(registry: Registry, database: Database): QueueMetrics {
+  let m = byRegistry.get(registry);
+  if (m) return m;
+  new Gauge({
+    name: 'mail_queue_depth',
+    help: 'Messages waiting in the mail queue, by state: queued (due now or later), sending (claimed by a worker).',
+    labelNames: ['state'] as const,
+    registers: [registry],
+    async collect() {
+      const depth = await countUnfinished(database.db);
+      for (const [state, n] of Object.entries(depth)) this.set({ state }, n);
+    },
+  });
+  m = {
+    sent: new Counter({
+      name: 'mail_messages_sent_total',
+      help: 'Messages accepted by the SMTP server (or written to the outbox), by kind.',
+      labelNames: ['kind'] as const,
+      registers: [registry],
+    }),
+    bounced: new Counter({
+      name: 'mail_messages_bounced_total',
+      help: 'Messages given up on: a permanent failure, or the last of the temporary ones, by kind.',
+      labelNames: ['kind'] as const,
+      registers: [registry],
+    }),
+    retried: new Counter({
+      name: 'mail_messages_retried_total',
+      help: 'Temporary failures (4xx reply, dropped connection, timeout) put back to wait their backoff, by kind.',
+      labelNames: ['kind'] as const,
+      registers: [registry],
+    }),
+  };
+  byRegistry.set(registry, m);
+  return m;
+}

@@ -1,0 +1,253 @@
+import { sql } from 'kysely';
+import type { Db } from '../db/index.js';
+import { engineOf, lockSkippingLocked, toCount } from '../db/dialect.js';
+import type { MailState } from '../db/types.js';
+import { isoMicros } from '../util/time.js';
+import type { QueuedMessage } from './queue.types.js';
+
+/**
+ * Waits before the next attempt after the 1st, 2nd, 3rd and 4th temporary failure; the 5th
+ * failure is final (a bounce).
+ */
+export const BACKOFF_MS = [60_000, 5 * 60_000, 30 * 60_000, 2 * 60 * 60_000] as const;
+/** Temporary failures after which a message counts as bounced. */
+export const MAX_ATTEMPTS = BACKOFF_MS.length + 1;
+
+/** When the next attempt after the `failures`-th temporary failure may run. */
+export function nextAttemptAt(now: Date, failures: number): Date {
+  return new Date(now.getTime() + BACKOFF_MS[Math.min(failures, BACKOFF_MS.length) - 1]);
+}
+
+/** The part of a marked row the counters need. */
+interface Marked {
+  id: number;
+  single_send_id: number | null;
+  automation_id: number | null;
+}
+
+/**
+ * Claims up to `limit` due messages for `workerId`, oldest due first: due means `queued` or
+ * `sending` (a lease that ran out: its worker died or hung) with `next_attempt_at` passed.
+ * Claiming sets `sending`, the owner, and `next_attempt_at` to the end of the lease, all in one
+ * statement. On PostgreSQL the inner select skips rows another worker is claiming at the same
+ * moment (`FOR UPDATE SKIP LOCKED`), so workers never wait on each other nor take the same row;
+ * SQLite has one writer at a time and needs no lock.
+ */
+export async function claimDue(db: Db, workerId: string, now: Date, limit: number, leaseMs: number): Promise<QueuedMessage[]> {
+  const at = isoMicros(now);
+  const leaseEnd = isoMicros(new Date(now.getTime() + leaseMs));
+  // The chosen ids are materialised first, so the locking select runs exactly once.
+  const { rows } = await sql<QueuedMessage>`
+    with due as materialized (
+      select id from mail_messages
+      where state in ('queued', 'sending') and next_attempt_at <= ${at}
+      order by next_attempt_at, id
+      limit ${limit}
+      ${lockSkippingLocked(engineOf(db))}
+    )
+    update mail_messages
+    set state = 'sending', lease_owner = ${workerId}, next_attempt_at = ${leaseEnd}, updated_at = ${at}
+    where id in (select id from due)
+    returning *`.execute(db);
+  // The update returns rows in no particular order; ids follow the order of creation.
+  return rows.map((r) => ({ ...r, id: Number(r.id) })).sort((a, b) => a.id - b.id);
+}
+
+/** Pushes the lease of every message `workerId` holds to `now + leaseMs` (a long batch keeps its rows). */
+export async function renewLeases(db: Db, workerId: string, now: Date, leaseMs: number): Promise<number> {
+  const r = await db
+    .updateTable('mail_messages')
+    .set({ next_attempt_at: isoMicros(new Date(now.getTime() + leaseMs)) })
+    .where('state', '=', 'sending')
+    .where('lease_owner', '=', workerId)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows);
+}
+
+/** The account addresses among `rows` that hard-bounced before: they are not mailed again. */
+export async function selectBouncedAmong(db: Db, rows: Pick<QueuedMessage, 'user_id' | 'email_key'>[]): Promise<Set<string>> {
+  if (rows.length === 0) return new Set();
+  const keys = [...new Set(rows.map((r) => r.email_key))];
+  const found = await db.selectFrom('bounced_addresses').select(['user_id', 'email_key']).where('email_key', 'in', keys).execute();
+  return new Set(found.map((f) => `${f.user_id} ${f.email_key}`));
+}
+
+/**
+ * Adds `n` to a counter of each single send the marked rows belong to, in the caller's
+ * transaction (the message states and the counters change together or not at all).
+ */
+async function addToCounters(trx: Db, rows: Marked[], counter: 'delivered' | 'bounces'): Promise<void> {
+  const perSend = new Map<number, number>();
+  for (const r of rows) if (r.single_send_id !== null) perSend.set(r.single_send_id, (perSend.get(r.single_send_id) ?? 0) + 1);
+  for (const [id, n] of perSend) {
+    await trx
+      .updateTable('single_sends')
+      .set((eb) => ({ [counter]: eb(counter, '+', n) }))
+      .where('id', '=', id)
+      .execute();
+  }
+  // Automation emails (rows with automation_id) get their counters here too, once they exist.
+}
+
+/** The guard of every mark: only the worker holding the lease may settle a message. */
+function held(workerId: string) {
+  return sql<boolean>`state = 'sending' and lease_owner = ${workerId}`;
+}
+
+/**
+ * Marks messages sent after the SMTP server accepted them, with our Message-ID and the time, and
+ * counts them as delivered: one statement for the batch, in one transaction with the counters.
+ * Returns how many were still held (a message whose lease ran out and went to another worker is
+ * not marked, nor counted, by this one).
+ */
+export async function markSent(db: Db, workerId: string, now: Date, sent: Array<{ id: number; messageId: string }>): Promise<number> {
+  if (sent.length === 0) return 0;
+  const at = isoMicros(now);
+  const ids = sent.map((s) => s.id);
+  const byId = sql.join(sent.map((s) => sql`when ${s.id} then ${s.messageId}`), sql` `);
+  return db.transaction().execute(async (trx) => {
+    const { rows } = await sql<Marked>`
+      update mail_messages
+      set state = 'sent', message_id = case id ${byId} end, sent_at = ${at}, updated_at = ${at},
+          lease_owner = null, last_error = null
+      where id in (${sql.join(ids)}) and ${held(workerId)}
+      returning id, single_send_id, automation_id`.execute(trx);
+    await addToCounters(trx, rows, 'delivered');
+    return rows.length;
+  });
+}
+
+/**
+ * A temporary failure (4xx, dropped connection, timeout): the message waits its backoff and is
+ * tried again; the 5th failure makes it bounced (counted in `bounces`, the address not
+ * suppressed: nothing says it is bad for good). Returns the state each held message got.
+ */
+export async function markRetry(db: Db, workerId: string, now: Date, failed: Array<{ id: number; error: string }>): Promise<Map<number, MailState>> {
+  const at = isoMicros(now);
+  const outcome = new Map<number, MailState>();
+  if (failed.length === 0) return outcome;
+  // The wait after the n-th failure, chosen in SQL from the row's own count.
+  const waits = sql.join(BACKOFF_MS.map((_, i) => sql`when ${i} then ${isoMicros(nextAttemptAt(now, i + 1))}`), sql` `);
+  await db.transaction().execute(async (trx) => {
+    const bounced: Marked[] = [];
+    for (const f of failed) {
+      const marked = await trx
+        .updateTable('mail_messages')
+        .set({
+          state: sql`case when attempts + 1 >= ${MAX_ATTEMPTS} then 'bounced' else 'queued' end`,
+          next_attempt_at: sql`case attempts ${waits} else ${at} end`,
+          attempts: sql`attempts + 1`,
+          lease_owner: null,
+          last_error: f.error.slice(0, 1000),
+          updated_at: at,
+        })
+        .where('id', '=', f.id)
+        .where(held(workerId))
+        .returning(['id', 'single_send_id', 'automation_id', 'state'])
+        .executeTakeFirst();
+      if (!marked) continue;
+      outcome.set(f.id, marked.state);
+      if (marked.state === 'bounced') bounced.push(marked);
+    }
+    await addToCounters(trx, bounced, 'bounces');
+  });
+  return outcome;
+}
+
+/**
+ * A permanent failure (5xx): the message is bounced at once, counted in `bounces`, and the
+ * address joins the account's bounced addresses, so nothing of the account mails it again.
+ * Returns how many were still held.
+ */
+export async function markBounced(db: Db, workerId: string, now: Date, failed: Array<{ id: number; error: string }>): Promise<number> {
+  if (failed.length === 0) return 0;
+  const at = isoMicros(now);
+  return db.transaction().execute(async (trx) => {
+    const bounced: Marked[] = [];
+    for (const f of failed) {
+      const marked = await trx
+        .updateTable('mail_messages')
+        .set({ state: 'bounced', attempts: sql`attempts + 1`, lease_owner: null, last_error: f.error.slice(0, 1000), updated_at: at })
+        .where('id', '=', f.id)
+        .where(held(workerId))
+        .returning(['id', 'single_send_id', 'automation_id', 'user_id', 'email_key'])
+        .executeTakeFirst();
+      if (!marked) continue;
+      bounced.push(marked);
+      await trx
+        .insertInto('bounced_addresses')
+        .values({ user_id: marked.user_id, email_key: marked.email_key, created_at: at })
+        .onConflict((oc) => oc.columns(['user_id', 'email_key']).doNothing())
+        .execute();
+    }
+    await addToCounters(trx, bounced, 'bounces');
+    return bounced.length;
+  });
+}
+
+/**
+ * Settles messages that must not go (the renderer said so: the address was unsubscribed or
+ * bounced since the recipients were resolved, the send was deleted): `suppressed` or `cancelled`,
+ * with the reason in `last_error`. Counts nothing.
+ */
+export async function markSkipped(
+  db: Db,
+  workerId: string,
+  now: Date,
+  skipped: Array<{ id: number; state: 'suppressed' | 'cancelled'; reason: string }>,
+): Promise<number> {
+  if (skipped.length === 0) return 0;
+  const at = isoMicros(now);
+  return db.transaction().execute(async (trx) => {
+    let n = 0;
+    for (const s of skipped) {
+      const r = await trx
+        .updateTable('mail_messages')
+        .set({ state: s.state, lease_owner: null, last_error: s.reason.slice(0, 1000), updated_at: at })
+        .where('id', '=', s.id)
+        .where(held(workerId))
+        .executeTakeFirst();
+      n += Number(r.numUpdatedRows);
+    }
+    return n;
+  });
+}
+
+/**
+ * Gives messages back to the queue, due at once (a graceful shutdown releasing what it claimed
+ * but did not send). Only messages `workerId` still holds; returns how many.
+ */
+export async function releaseLeases(db: Db, workerId: string, now: Date, ids: number[]): Promise<number> {
+  if (ids.length === 0) return 0;
+  const at = isoMicros(now);
+  const r = await db
+    .updateTable('mail_messages')
+    .set({ state: 'queued', lease_owner: null, next_attempt_at: at, updated_at: at })
+    .where('id', 'in', ids)
+    .where(held(workerId))
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows);
+}
+
+/** When the next unfinished message becomes due (a lease end counts), or null when none is left. */
+export async function nextDueAt(db: Db): Promise<Date | null> {
+  const row = await db
+    .selectFrom('mail_messages')
+    .select((eb) => eb.fn.min('next_attempt_at').as('at'))
+    .where('state', 'in', ['queued', 'sending'])
+    .executeTakeFirst();
+  return row?.at ? new Date(row.at) : null;
+}
+
+/** How many messages are in each unfinished state (`queued`, `sending`): the queue depth. */
+export async function countUnfinished(db: Db): Promise<Record<'queued' | 'sending', number>> {
+  const rows = await db
+    .selectFrom('mail_messages')
+    .select(['state', (eb) => eb.fn.countAll().as('n')])
+    .where('state', 'in', ['queued', 'sending'])
+    .groupBy('state')
+    .execute();
+  const depth = { queued: 0, sending: 0 };
+  for (const r of rows) depth[r.state as 'queued' | 'sending'] = toCount(r.n);
+  return depth;
+}

@@ -1,0 +1,312 @@
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { AppDeps } from '../deps.js';
+import type { MailKind } from '../db/types.js';
+import { SMTP_POOL_CONNECTIONS } from '../delivery/transports.js';
+import { TransportError, type MailMessage } from '../delivery/transport.js';
+import { QUEUE_CHANNEL } from './system-mail.js';
+import { queueMetrics } from './queue.metrics.js';
+import {
+  claimDue,
+  markBounced,
+  markRetry,
+  markSent,
+  markSkipped,
+  nextDueAt,
+  releaseLeases,
+  renewLeases,
+  selectBouncedAmong,
+} from './queue.queries.js';
+import type { QueueHooks, QueuedMessage, Rendered } from './queue.types.js';
+
+/** How a worker claims, sends and waits; every field has a default. */
+export interface WorkerOptions {
+  /** The lease owner written on claimed rows; unique per worker (default: host, pid and a random tag). */
+  id?: string;
+  /** Messages claimed per batch (default 100). */
+  batchSize?: number;
+  /** Messages handed to the transport at once (default: the SMTP pool's connections). */
+  concurrency?: number;
+  /** Sent messages marked per database write (default 20). */
+  flushSize?: number;
+  /** How long a claim holds a message (default 60 s); renewed every third of it while the worker works. */
+  leaseMs?: number;
+  /** Idle wait between polls when no notification can wake the worker (SQLite; default 1 s). */
+  pollMs?: number;
+  /** Longest idle wait on PostgreSQL while the listener hears notifications (default 30 s; a safety net). */
+  idleMaxMs?: number;
+  /** How long `stop()` waits for messages handed to the transport (default 5 s). */
+  stopTimeoutMs?: number;
+  /** Run ticks in the background (default true); false: the caller drives `tick()` (tests). */
+  loop?: boolean;
+}
+
+/** A running queue worker. */
+export interface Worker {
+  readonly id: string;
+  /**
+   * The most messages that can be handed to the SMTP server and not yet marked sent at any
+   * moment: a worker hands a new message over only while fewer than `flushSize` accepted ones
+   * wait for their mark, and at most `concurrency` are with the transport, so the bound is
+   * `concurrency + flushSize` (one less, exactly). A crash re-sends at most this many.
+   */
+  readonly inFlightWindow: number;
+  /** One round: start due work, claim a batch, render, send, mark, settle. Returns how many messages it claimed. */
+  tick(): Promise<number>;
+  /** Stops claiming, lets messages handed to the transport finish (bounded), releases the rest. */
+  stop(): Promise<void>;
+}
+
+/** The in-flight window of a worker with these options (see `Worker.inFlightWindow`). */
+export function inFlightWindow(opts: Pick<WorkerOptions, 'concurrency' | 'flushSize'> = {}): number {
+  return (opts.concurrency ?? SMTP_POOL_CONNECTIONS) + (opts.flushSize ?? 20);
+}
+
+/** A fresh lease owner name: readable in the table (host and pid), unique thanks to the tag. */
+function workerName(): string {
+  return `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+}
+
+const errorText = (err: unknown) => (err instanceof Error ? err.message : String(err)) || 'unknown error';
+
+/**
+ * Starts a mail queue worker on the app's dependencies. Each tick asks the hooks to start what
+ * came due, claims a batch of due messages with a lease, renders each kind through its renderer,
+ * sends through `deps.transport` with bounded concurrency, and marks each message only after the
+ * transport resolved (sent), or failed (retried with backoff, or bounced). Marks are written in
+ * small batches; the in-flight window is what a crash can send twice. With `loop` (the default)
+ * ticks run back to back while there is work; when idle the worker waits for a PostgreSQL
+ * notification on the queue channel, the next known due time, or a poll interval. Time comes
+ * only from `deps.clock`.
+ */
+export function startWorker(deps: AppDeps, hooks: QueueHooks, opts: WorkerOptions = {}): Worker {
+  const id = opts.id ?? workerName();
+  const batchSize = opts.batchSize ?? 100;
+  const concurrency = opts.concurrency ?? SMTP_POOL_CONNECTIONS;
+  const flushSize = opts.flushSize ?? 20;
+  const leaseMs = opts.leaseMs ?? 60_000;
+  const pollMs = opts.pollMs ?? 1000;
+  const idleMaxMs = opts.idleMaxMs ?? 30_000;
+  const stopTimeoutMs = opts.stopTimeoutMs ?? 5000;
+  const { database, clock, log } = deps;
+  const db = database.db;
+  const metrics = queueMetrics(deps.metrics, database);
+
+  let stopping = false;
+  let current: Promise<number> | null = null;
+  /** Claimed by this worker and not yet handed to the transport: released on stop. */
+  const notHanded = new Set<number>();
+  const kindOf = new Map<number, MailKind>();
+  let sent: Array<{ id: number; messageId: string }> = [];
+  let retries: Array<{ id: number; error: string }> = [];
+  let bounces: Array<{ id: number; error: string }> = [];
+  let skips: Array<{ id: number; state: 'suppressed' | 'cancelled'; reason: string }> = [];
+  let flushing: Promise<void> = Promise.resolve();
+  /** Messages the transport accepted whose `sent` mark is not written yet. */
+  let unmarked = 0;
+
+  /** Writes the buffered outcomes; one write at a time, in order. A failed write keeps them for the next. */
+  const flush = (): Promise<void> =>
+    (flushing = flushing.then(async () => {
+      const batch = { sent, retries, bounces, skips };
+      sent = [];
+      retries = [];
+      bounces = [];
+      skips = [];
+      try {
+        const now = clock.now();
+        await markSkipped(db, id, now, batch.skips);
+        batch.skips = [];
+        await markSent(db, id, now, batch.sent);
+        unmarked -= batch.sent.length;
+        for (const s of batch.sent) metrics.sent.inc({ kind: kindOf.get(s.id) ?? 'system' });
+        batch.sent = [];
+        const outcome = await markRetry(db, id, now, batch.retries);
+        for (const [mid, state] of outcome) (state === 'bounced' ? metrics.bounced : metrics.retried).inc({ kind: kindOf.get(mid) ?? 'system' });
+        batch.retries = [];
+        await markBounced(db, id, now, batch.bounces);
+        for (const b of batch.bounces) metrics.bounced.inc({ kind: kindOf.get(b.id) ?? 'system' });
+        batch.bounces = [];
+      } catch (err) {
+        log.error({ err, worker: id }, 'mail queue: marks not written; kept for the next write');
+        sent.push(...batch.sent);
+        retries.push(...batch.retries);
+        bounces.push(...batch.bounces);
+        skips.push(...batch.skips);
+      }
+    }));
+
+  /**
+   * Hands one rendered message to the transport and buffers its outcome. Accepted messages not yet
+   * marked are what a crash would send again, so none is handed over while `flushSize` of them
+   * wait for their write: the exposure stays within the in-flight window.
+   */
+  const sendOne = async (row: QueuedMessage, message: MailMessage) => {
+    if (unmarked >= flushSize) await flush();
+    // The marks cannot be written (the database is away): stop sending; the tick fails and the
+    // unsent messages come back when their lease ends.
+    if (unmarked >= flushSize) throw new Error('mail queue: sent marks cannot be written');
+    try {
+      const r = await deps.transport.send(message);
+      sent.push({ id: row.id, messageId: r.messageId });
+      unmarked++;
+    } catch (err) {
+      const error = errorText(err);
+      if (err instanceof TransportError && err.permanent) bounces.push({ id: row.id, error });
+      else retries.push({ id: row.id, error });
+    }
+    if (unmarked >= flushSize || retries.length + bounces.length >= flushSize) await flush();
+  };
+
+  /** Renders the rows of each kind through its renderer; a renderer that throws makes its rows temporary failures. */
+  const render = async (rows: QueuedMessage[]): Promise<Array<{ row: QueuedMessage; message: MailMessage }>> => {
+    const ready: Array<{ row: QueuedMessage; message: MailMessage }> = [];
+    const byKind = new Map<MailKind, QueuedMessage[]>();
+    for (const r of rows) byKind.set(r.kind, [...(byKind.get(r.kind) ?? []), r]);
+    for (const [kind, group] of byKind) {
+      let out: Rendered[];
+      try {
+        out = await hooks.renderers[kind](deps, group);
+      } catch (err) {
+        log.error({ err, kind, worker: id }, 'mail queue: rendering failed; the messages wait their backoff');
+        for (const r of group) retries.push({ id: r.id, error: `rendering failed: ${errorText(err)}` });
+        continue;
+      }
+      group.forEach((row, i) => {
+        const o = out[i];
+        if (!o) retries.push({ id: row.id, error: 'rendering returned nothing' });
+        else if ('skip' in o) skips.push({ id: row.id, state: o.skip, reason: o.reason });
+        else ready.push({ row, message: o.message });
+      });
+    }
+    return ready;
+  };
+
+  const runTick = async (): Promise<number> => {
+    if (stopping) return 0;
+    await hooks.beforeClaim?.(deps, clock.now());
+    const rows = stopping ? [] : await claimDue(db, id, clock.now(), batchSize, leaseMs);
+    if (rows.length > 0) {
+      for (const r of rows) {
+        notHanded.add(r.id);
+        kindOf.set(r.id, r.kind);
+      }
+      const renew = setInterval(() => {
+        renewLeases(db, id, clock.now(), leaseMs).catch((err) => log.warn({ err, worker: id }, 'mail queue: lease not renewed'));
+      }, leaseMs / 3);
+      renew.unref();
+      try {
+        // An address that hard-bounced for the account since the message was queued is not mailed.
+        const bounced = await selectBouncedAmong(db, rows);
+        const live = rows.filter((r) => {
+          if (!bounced.has(`${r.user_id} ${r.email_key}`)) return true;
+          skips.push({ id: r.id, state: 'suppressed', reason: 'the address bounced before' });
+          notHanded.delete(r.id);
+          return false;
+        });
+        const ready = await render(live);
+        const handed = new Set(ready.map((x) => x.row.id));
+        for (const r of live) if (!handed.has(r.id)) notHanded.delete(r.id);
+        let next = 0;
+        const runner = async () => {
+          while (!stopping && next < ready.length) {
+            const { row, message } = ready[next++];
+            notHanded.delete(row.id);
+            await sendOne(row, message);
+          }
+        };
+        await Promise.all(Array.from({ length: Math.min(concurrency, ready.length) }, runner));
+        await flush();
+        if (notHanded.size > 0) await releaseLeases(db, id, clock.now(), [...notHanded]);
+        notHanded.clear();
+      } finally {
+        clearInterval(renew);
+        for (const r of rows) kindOf.delete(r.id);
+      }
+    }
+    await hooks.afterSettle?.(deps, clock.now());
+    return rows.length;
+  };
+
+  const tick = (): Promise<number> => {
+    const run = (current ?? Promise.resolve(0)).catch(() => 0).then(runTick);
+    current = run;
+    return run;
+  };
+
+  // Idle waiting: a notification, a stop, or the timer ends it; a notification during a tick is remembered.
+  let woken = false;
+  let wakeIdle: (() => void) | null = null;
+  const wake = () => {
+    woken = true;
+    wakeIdle?.();
+  };
+  const unlisten = opts.loop !== false ? database.listener?.listen(QUEUE_CHANNEL, wake) : undefined;
+  const idle = (ms: number) =>
+    new Promise<void>((resolve) => {
+      if (woken || stopping) return resolve();
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        wakeIdle = null;
+        resolve();
+      }
+      wakeIdle = done;
+    });
+
+  const loop = async () => {
+    while (!stopping) {
+      woken = false;
+      let claimed = 0;
+      try {
+        claimed = await tick();
+      } catch (err) {
+        log.error({ err, worker: id }, 'mail queue: tick failed; trying again shortly');
+        await idle(pollMs);
+        continue;
+      }
+      if (claimed > 0) continue;
+      const hears = database.listener?.isListening() ?? false;
+      let wait = hears ? idleMaxMs : pollMs;
+      try {
+        const due = await nextDueAt(db);
+        const extra = await hooks.nextWakeAt?.(deps, clock.now());
+        for (const at of [due, extra]) if (at) wait = Math.min(wait, at.getTime() - clock.now().getTime());
+      } catch (err) {
+        log.warn({ err, worker: id }, 'mail queue: next due time not read');
+      }
+      // A floor: rows due but held by another worker's claim must not spin this one.
+      await idle(Math.max(50, wait));
+    }
+  };
+
+  const window = inFlightWindow({ concurrency, flushSize });
+  let looping: Promise<void> | null = null;
+  if (opts.loop !== false) {
+    log.info({ worker: id, inFlightWindow: window, batchSize, concurrency }, 'mail queue worker started');
+    looping = loop();
+  }
+
+  return {
+    id,
+    inFlightWindow: window,
+    tick,
+    async stop() {
+      if (stopping) return;
+      stopping = true;
+      unlisten?.();
+      wakeIdle?.();
+      const running = (looping ?? current ?? Promise.resolve()).then(() => undefined, () => undefined);
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([running, new Promise<void>((r) => (timer = setTimeout(r, stopTimeoutMs)))]);
+      clearTimeout(timer);
+      // Past the bound, messages still with the transport keep their lease and come back when it ends.
+      await flush();
+      if (notHanded.size > 0) {
+        await releaseLeases(db, id, clock.now(), [...notHanded]).catch((err) => log.warn({ err, worker: id }, 'mail queue: leases not released'));
+        notHanded.clear();
+      }
+      if (looping) log.info({ worker: id }, 'mail queue worker stopped');
+    },
+  };
+}
