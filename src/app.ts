@@ -1,43 +1,39 @@
-import Fastify, { LogController, type FastifyInstance } from "fastify";
-import compress from "@fastify/compress";
-import rateLimit from "@fastify/rate-limit";
-import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
-import type { AppDeps, AppInput } from "./deps.js";
-import { systemClock } from "./queue/clock.js";
-import { createTransport } from "./delivery/transports.js";
-import { parseForm, registerBodyParsing } from "./http/body.js";
-import { registerErrorHandling } from "./http/error-handler.js";
-import { registerAuth } from "./http/auth.js";
-import { registerOpenApi } from "./http/openapi.js";
-import { AppError } from "./http/errors.js";
-import { contactTypeRoutes } from "./modules/contact-types/contact-types.routes.js";
-import { fieldRoutes } from "./modules/fields/fields.routes.js";
-import { contactRoutes } from "./modules/contacts/contacts.routes.js";
-import { contactCsvRoutes } from "./modules/contacts/contacts.csv.routes.js";
-import { geoRoutes } from "./modules/geo/geo.routes.js";
-import { senderRoutes } from "./modules/senders/senders.routes.js";
-import { notificationRoutes } from "./modules/notifications/notifications.routes.js";
-import { senderVerifyRoutes } from "./public/sender-verify.routes.js";
-import { segmentRoutes } from "./modules/segments/segments.routes.js";
-import { unsubscribeRoutes } from "./modules/unsubscribes/unsubscribes.routes.js";
-import { unsubscribeGroupRoutes } from "./modules/unsubscribes/groups.routes.js";
-import { templateRoutes } from "./modules/templates/templates.routes.js";
-import { singleSendRoutes } from "./modules/single-sends/single-sends.routes.js";
-import { imageRoutes } from "./public/images.routes.js";
-import { healthRoutes } from "./ops/health.routes.js";
-import { createMetricsRegistry, registerMetrics } from "./ops/metrics.js";
-import { registerRequestLog } from "./ops/request-log.js";
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import compress from '@fastify/compress';
+import rateLimit from '@fastify/rate-limit';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { AppDeps, AppInput } from './deps.js';
+import { systemClock } from './queue/clock.js';
+import { createTransport } from './delivery/transports.js';
+import { parseForm, registerBodyParsing } from './http/body.js';
+import { registerErrorHandling } from './http/error-handler.js';
+import { registerAuth } from './http/auth.js';
+import { registerOpenApi } from './http/openapi.js';
+import { AppError } from './http/errors.js';
+import { contactTypeRoutes } from './modules/contact-types/contact-types.routes.js';
+import { fieldRoutes } from './modules/fields/fields.routes.js';
+import { contactRoutes } from './modules/contacts/contacts.routes.js';
+import { contactCsvRoutes } from './modules/contacts/contacts.csv.routes.js';
+import { geoRoutes } from './modules/geo/geo.routes.js';
+import { senderRoutes } from './modules/senders/senders.routes.js';
+import { notificationRoutes } from './modules/notifications/notifications.routes.js';
+import { senderVerifyRoutes } from './public/sender-verify.routes.js';
+import { segmentRoutes } from './modules/segments/segments.routes.js';
+import { unsubscribeRoutes } from './modules/unsubscribes/unsubscribes.routes.js';
+import { unsubscribeGroupRoutes } from './modules/unsubscribes/groups.routes.js';
+import { templateRoutes } from './modules/templates/templates.routes.js';
+import { singleSendRoutes } from './modules/single-sends/single-sends.routes.js';
+import { imageRoutes } from './public/images.routes.js';
+import { healthRoutes } from './ops/health.routes.js';
+import { createMetricsRegistry, registerMetrics } from './ops/metrics.js';
+import { registerRequestLog } from './ops/request-log.js';
 
 /** Header values never to be written to a log, should a request or its headers be logged. */
-const SECRET_HEADERS = [
-  "req.headers.publickey",
-  "req.headers.secretkey",
-  "req.headers.authorization",
-];
+const SECRET_HEADERS = ['req.headers.publickey', 'req.headers.secretkey', 'req.headers.authorization'];
 
 export type App = FastifyInstance;
 
-declare module "fastify" {
+declare module 'fastify' {
   interface FastifyInstance {
     deps: AppDeps;
   }
@@ -45,43 +41,21 @@ declare module "fastify" {
 
 /** Builds the Fastify instance with every plugin and module; never listens. */
 export async function buildApp(deps: AppInput): Promise<App> {
-  const logger =
-    typeof deps.logger === "object"
-      ? { redact: SECRET_HEADERS, ...deps.logger }
-      : deps.logger === true
-        ? { redact: SECRET_HEADERS }
-        : false;
+  const logger = typeof deps.logger === 'object' ? { redact: SECRET_HEADERS, ...deps.logger } : deps.logger === true ? { redact: SECRET_HEADERS } : false;
   const app = Fastify({
     logger,
     // One line per request, written by registerRequestLog, instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: 10 * 1024 * 1024,
     trustProxy: true,
-    routerOptions: {
-      ignoreTrailingSlash: true,
-      ignoreDuplicateSlashes: true,
-      querystringParser: (s: string) => parseForm(s),
-    },
-    ajv: {
-      customOptions: {
-        allErrors: true,
-        coerceTypes: "array",
-        removeAdditional: true,
-        useDefaults: true,
-      },
-    },
+    routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, querystringParser: (s: string) => parseForm(s) },
+    ajv: { customOptions: { allErrors: true, coerceTypes: 'array', removeAdditional: true, useDefaults: true } },
   }).withTypeProvider<TypeBoxTypeProvider>();
   const transport = deps.transport ?? createTransport(deps.config);
-  if (!deps.transport) app.addHook("onClose", () => transport.close());
+  if (!deps.transport) app.addHook('onClose', () => transport.close());
   const metrics = deps.metrics ?? createMetricsRegistry();
-  const full: AppDeps = {
-    ...deps,
-    transport,
-    log: deps.log ?? app.log,
-    metrics,
-    clock: deps.clock ?? systemClock,
-  };
-  app.decorate("deps", full);
+  const full: AppDeps = { ...deps, transport, log: deps.log ?? app.log, metrics, clock: deps.clock ?? systemClock };
+  app.decorate('deps', full);
 
   registerErrorHandling(app);
   registerRequestLog(app);
@@ -90,17 +64,14 @@ export async function buildApp(deps: AppInput): Promise<App> {
   registerAuth(app, deps.database);
   if (deps.config.rateLimitPerMinute > 0) {
     await app.register(rateLimit, {
-      hook: "preHandler",
+      hook: 'preHandler',
       max: deps.config.rateLimitPerMinute,
       timeWindow: 60_000,
       enableDraftSpec: true,
       keyGenerator: (req) => (req.userId ? `u${req.userId}` : `ip${req.ip}`),
       allowList: (req) => Boolean(req.routeOptions.config?.public),
       errorResponseBuilder: (_req, ctx) =>
-        new AppError(
-          429,
-          `Too many requests: the limit is ${ctx.max} per minute. Retry in ${Math.ceil(ctx.ttl / 1000)} seconds.`,
-        ),
+        new AppError(429, `Too many requests: the limit is ${ctx.max} per minute. Retry in ${Math.ceil(ctx.ttl / 1000)} seconds.`),
     });
   }
 

@@ -1,83 +1,48 @@
-import {
-  PostgresAdapter,
-  sql,
-  type ColumnDefinitionBuilder,
-  type Kysely,
-  type RawBuilder,
-  type Transaction,
-} from "kysely";
+import { PostgresAdapter, sql, type ColumnDefinitionBuilder, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 
 /** Every difference between SQLite and PostgreSQL lives in this file. */
-export type Engine = "sqlite" | "postgres";
+export type Engine = 'sqlite' | 'postgres';
 
 /** Which engine a Kysely instance (or transaction) talks to. */
 export function engineOf(db: Kysely<any> | Transaction<any>): Engine {
-  return db.getExecutor().adapter instanceof PostgresAdapter
-    ? "postgres"
-    : "sqlite";
+  return db.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite';
 }
 
 /** Adds an auto-incrementing integer primary key `id`. */
-export function withId<T extends { addColumn: (...a: any[]) => T }>(
-  engine: Engine,
-  table: T,
-): T {
-  return engine === "postgres"
-    ? table.addColumn("id", "serial", (c: ColumnDefinitionBuilder) =>
-        c.primaryKey(),
-      )
-    : table.addColumn("id", "integer", (c: ColumnDefinitionBuilder) =>
-        c.primaryKey().autoIncrement(),
-      );
+export function withId<T extends { addColumn: (...a: any[]) => T }>(engine: Engine, table: T): T {
+  return engine === 'postgres'
+    ? table.addColumn('id', 'serial', (c: ColumnDefinitionBuilder) => c.primaryKey())
+    : table.addColumn('id', 'integer', (c: ColumnDefinitionBuilder) => c.primaryKey().autoIncrement());
 }
 
 /** The text value of key `name` inside a JSON text column (null when absent). */
-export function jsonText(
-  engine: Engine,
-  column: string,
-  name: string,
-): RawBuilder<string | null> {
-  return engine === "postgres"
+export function jsonText(engine: Engine, column: string, name: string): RawBuilder<string | null> {
+  return engine === 'postgres'
     ? sql<string | null>`(${sql.ref(column)}::jsonb ->> ${name})`
-    : sql<
-        string | null
-      >`json_extract(${sql.ref(column)}, ${'$."' + name.replace(/"/g, "") + '"'})`;
+    : sql<string | null>`json_extract(${sql.ref(column)}, ${'$."' + name.replace(/"/g, '') + '"'})`;
 }
 
 /** Removes key `name` from a JSON text column. */
-export function jsonRemove(
-  engine: Engine,
-  column: string,
-  name: string,
-): RawBuilder<string | null> {
-  return engine === "postgres"
+export function jsonRemove(engine: Engine, column: string, name: string): RawBuilder<string | null> {
+  return engine === 'postgres'
     ? sql<string | null>`((${sql.ref(column)}::jsonb - ${name})::text)`
-    : sql<
-        string | null
-      >`json_remove(${sql.ref(column)}, ${'$."' + name.replace(/"/g, "") + '"'})`;
+    : sql<string | null>`json_remove(${sql.ref(column)}, ${'$."' + name.replace(/"/g, '') + '"'})`;
 }
 
 /** Converts a count() result (bigint text on PostgreSQL) to a number. */
 export function toCount(value: unknown): number {
-  return typeof value === "number" ? value : Number(value ?? 0);
+  return typeof value === 'number' ? value : Number(value ?? 0);
 }
 
 /**
  * A text expression read as a number, or null when it is not one. A plain cast would fail on
  * bad text on PostgreSQL (aborting the query) and read it as 0 on SQLite.
  */
-export function numericOrNull(
-  engine: Engine,
-  text: RawBuilder<unknown>,
-): RawBuilder<number | null> {
-  return engine === "postgres"
+export function numericOrNull(engine: Engine, text: RawBuilder<unknown>): RawBuilder<number | null> {
+  return engine === 'postgres'
     ? // substring(… from regex) is the text when it is a number, else null: one evaluation of `text`.
-      sql<
-        number | null
-      >`(substring(${text} from '^[-+]?(?:[0-9]+\\.?[0-9]*|\\.[0-9]+)$'))::numeric`
-    : sql<
-        number | null
-      >`(case when ${text} glob '*[^0-9.+-]*' or ${text} not glob '*[0-9]*' then null else cast(${text} as real) end)`;
+      sql<number | null>`(substring(${text} from '^[-+]?(?:[0-9]+\\.?[0-9]*|\\.[0-9]+)$'))::numeric`
+    : sql<number | null>`(case when ${text} glob '*[^0-9.+-]*' or ${text} not glob '*[0-9]*' then null else cast(${text} as real) end)`;
 }
 
 /**
@@ -85,26 +50,18 @@ export function numericOrNull(
  * advisory lock; SQLite has a single writer already), so two concurrent changes cannot leave a
  * member computed from a stale snapshot.
  */
-export async function lockAccountSegments(
-  db: Kysely<any> | Transaction<any>,
-  userId: number,
-): Promise<void> {
-  if (engineOf(db) === "postgres")
-    await sql`select pg_advisory_xact_lock(8, ${userId}::int)`.execute(db);
+export async function lockAccountSegments(db: Kysely<any> | Transaction<any>, userId: number): Promise<void> {
+  if (engineOf(db) === 'postgres') await sql`select pg_advisory_xact_lock(8, ${userId}::int)`.execute(db);
 }
 
 /** Whether an error is a unique-constraint violation (either engine). */
 export function isUniqueViolation(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
-  return (
-    code === "23505" ||
-    code === "SQLITE_CONSTRAINT_UNIQUE" ||
-    code === "SQLITE_CONSTRAINT_PRIMARYKEY"
-  );
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
 }
 
 /** Column types `bulkRows` can bind. */
-export type BulkType = "integer" | "text";
+export type BulkType = 'integer' | 'text';
 
 /** A value the same in every row of a `bulkRows` insert (its last columns). */
 export interface BulkConstant {
@@ -113,7 +70,7 @@ export interface BulkConstant {
 }
 
 function castOf(type: BulkType): RawBuilder<unknown> {
-  return sql.raw(type === "integer" ? "int4" : "text");
+  return sql.raw(type === 'integer' ? 'int4' : 'text');
 }
 
 /**
@@ -124,19 +81,10 @@ function castOf(type: BulkType): RawBuilder<unknown> {
  * than thousands of scalar parameters (≈1.5× for 1,000 contacts) and with no parameter limit.
  * Each array is bound as its literal text (`pgArrayLiteral`), built when the statement is made.
  */
-export function bulkRows(
-  engine: Engine,
-  types: readonly BulkType[],
-  rows: readonly unknown[][],
-  constants: readonly BulkConstant[] = [],
-): RawBuilder<unknown> {
-  if (engine === "postgres") {
-    const arrays = types.map(
-      (t, k) => sql`${sql.val(pgArrayLiteral(rows, k))}::${castOf(t)}[]`,
-    );
-    const shared = constants.map(
-      (c) => sql`, ${sql.val(c.value)}::${castOf(c.type)}`,
-    );
+export function bulkRows(engine: Engine, types: readonly BulkType[], rows: readonly unknown[][], constants: readonly BulkConstant[] = []): RawBuilder<unknown> {
+  if (engine === 'postgres') {
+    const arrays = types.map((t, k) => sql`${sql.val(pgArrayLiteral(rows, k))}::${castOf(t)}[]`);
+    const shared = constants.map((c) => sql`, ${sql.val(c.value)}::${castOf(c.type)}`);
     return sql`select *${sql.join(shared, sql``)} from unnest(${sql.join(arrays)})`;
   }
   const values = sql`values ${sql.join(rows.map((r) => sql`(${sql.join(r)})`))}`;
@@ -151,17 +99,8 @@ export function bulkRows(
  * The parameters `bulkRows` binds, in its order, without building a query: lets a caller compile
  * the statement once and run it again on other rows of the same count (and the same constants).
  */
-export function bulkRowsParams(
-  engine: Engine,
-  types: readonly BulkType[],
-  rows: readonly unknown[][],
-  constants: readonly BulkConstant[] = [],
-): unknown[] {
-  if (engine === "postgres")
-    return [
-      ...constants.map((c) => c.value),
-      ...types.map((_t, k) => pgArrayLiteral(rows, k)),
-    ];
+export function bulkRowsParams(engine: Engine, types: readonly BulkType[], rows: readonly unknown[][], constants: readonly BulkConstant[] = []): unknown[] {
+  if (engine === 'postgres') return [...constants.map((c) => c.value), ...types.map((_t, k) => pgArrayLiteral(rows, k))];
   const out: unknown[] = [];
   for (const r of rows) for (const v of r) out.push(v);
   return out;
@@ -177,17 +116,15 @@ export function pgArrayLiteral(rows: readonly unknown[][], k: number): string {
   const items = new Array<string>(rows.length);
   for (let i = 0; i < rows.length; i++) {
     const v = rows[i][k];
-    if (v === null || v === undefined) items[i] = "NULL";
+    if (v === null || v === undefined) items[i] = 'NULL';
     else {
       const text = String(v);
-      items[i] = /["\\]/.test(text)
-        ? `"${text.replace(/["\\]/g, "\\$&")}"`
-        : `"${text}"`;
+      items[i] = /["\\]/.test(text) ? `"${text.replace(/["\\]/g, '\\$&')}"` : `"${text}"`;
     }
   }
   // join makes one flat string: appending element by element would build a tree of pieces that
   // keeps every value alive until the statement is sent.
-  return `{${items.join(",")}}`;
+  return `{${items.join(',')}}`;
 }
 
 /**
@@ -198,25 +135,14 @@ export function pgArrayLiteral(rows: readonly unknown[][], k: number): string {
  * the table instead of the index alone (15 ms instead of 5.6 ms, measured). Must run outside a
  * transaction. SQLite's planner needs nothing here.
  */
-export async function refreshAfterBulkLoad(
-  db: Kysely<any>,
-  table: string,
-): Promise<void> {
-  if (engineOf(db) === "postgres")
-    await sql`vacuum (analyze) ${sql.table(table)}`.execute(db);
+export async function refreshAfterBulkLoad(db: Kysely<any>, table: string): Promise<void> {
+  if (engineOf(db) === 'postgres') await sql`vacuum (analyze) ${sql.table(table)}`.execute(db);
 }
 
 /** A JSON object as text, from name → SQL expression pairs (null values kept as JSON null). */
-export function jsonObjectText(
-  engine: Engine,
-  pairs: ReadonlyArray<readonly [string, RawBuilder<unknown>]>,
-): RawBuilder<string> {
-  const args = sql.join(
-    pairs.map(([name, value]) => sql`${sql.lit(name)}, ${value}`),
-  );
-  return engine === "postgres"
-    ? sql<string>`(json_build_object(${args})::text)`
-    : sql<string>`json_object(${args})`;
+export function jsonObjectText(engine: Engine, pairs: ReadonlyArray<readonly [string, RawBuilder<unknown>]>): RawBuilder<string> {
+  const args = sql.join(pairs.map(([name, value]) => sql`${sql.lit(name)}, ${value}`));
+  return engine === 'postgres' ? sql<string>`(json_build_object(${args})::text)` : sql<string>`json_object(${args})`;
 }
 
 /**

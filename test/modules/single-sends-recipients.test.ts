@@ -37,7 +37,10 @@ describe('single sends: who receives a send', () => {
       ['hal@example.com', 'Hal'],
       ['ivy@example.com', 'Ivy'],
     ]);
-    const two = await typeWith(t.a, [['BOB@example.com', 'Robert'], ['zed@example.com', 'Zed']]);
+    const two = await typeWith(t.a, [
+      ['BOB@example.com', 'Robert'],
+      ['zed@example.com', 'Zed'],
+    ]);
     const [ann, bob, , dave] = one.ids;
     // Segment of the second type: all its contacts, plus two recipients added by hand.
     const seg = await segment(t.a, two.type, 'contains', ['@']);
@@ -52,7 +55,10 @@ describe('single sends: who receives a send', () => {
     assert.equal((await t.a.post('/unsubscribes-groups/manually-add', { unsubscribe_groups_id: other, email_address: 'gus@example.com' })).status, 200);
     // Another account's unsubscribe of carol suppresses nothing here.
     assert.equal((await t.b.post('/global-unsubscribes/save', { email_address: 'carol@example.com' })).status, 200);
-    await t.database.db.insertInto('bounced_addresses').values({ user_id: t.a.keys!.user_id, email_key: 'hal@example.com', created_at: '2030-01-01T00:00:00.000000Z' }).execute();
+    await t.database.db
+      .insertInto('bounced_addresses')
+      .values({ user_id: t.a.keys!.user_id, email_key: 'hal@example.com', created_at: '2030-01-01T00:00:00.000000Z' })
+      .execute();
     const utr = await createSend(
       t.a,
       sendForm({ ...base, type: one.type }, { recipient_id: [`contacts_${one.type}`, `segments_${seg}`], exclude_specific_recipient_id: [`segments_${ex}`] }),
@@ -165,7 +171,13 @@ describe('single sends: scheduling on a controllable clock', () => {
     assert.ok((await completeSends(t.deps, t.clock.now())) >= 1);
     const d = await details(t.a, utr);
     assert.deepEqual([d.status, d.sent_at], [3, '2030-01-21 08:00:05']);
-    const notes = await t.database.db.selectFrom('mail_messages').selectAll().where('kind', '=', 'system').where('payload', 'like', '%Notified%').orderBy('email').execute();
+    const notes = await t.database.db
+      .selectFrom('mail_messages')
+      .selectAll()
+      .where('kind', '=', 'system')
+      .where('payload', 'like', '%Notified%')
+      .orderBy('email')
+      .execute();
     assert.deepEqual(
       notes.map((n) => n.email),
       ['boss@example.com', 'ops@example.com'],
@@ -181,7 +193,12 @@ describe('single sends: scheduling on a controllable clock', () => {
     assert.equal((await t.a.delete('/single/send/delete', { utr })).status, 200);
     await completeSends(t.deps, t.clock.now());
     assert.equal(await status(utr), 3);
-    const notes = await t.database.db.selectFrom('mail_messages').select('id').where('kind', '=', 'system').where('payload', 'like', '%Cancelled one%').execute();
+    const notes = await t.database.db
+      .selectFrom('mail_messages')
+      .select('id')
+      .where('kind', '=', 'system')
+      .where('payload', 'like', '%Cancelled one%')
+      .execute();
     assert.equal(notes.length, 0);
   });
 });

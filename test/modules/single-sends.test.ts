@@ -157,7 +157,19 @@ describe('single sends: the API', () => {
     const design = JSON.stringify({
       tagName: 'mjml',
       attributes: {},
-      children: [{ tagName: 'mj-body', attributes: {}, children: [{ tagName: 'mj-section', attributes: {}, children: [{ tagName: 'mj-column', attributes: {}, children: [{ tagName: 'mj-text', attributes: {}, content: 'Hi ((first_name))' }] }] }] }],
+      children: [
+        {
+          tagName: 'mj-body',
+          attributes: {},
+          children: [
+            {
+              tagName: 'mj-section',
+              attributes: {},
+              children: [{ tagName: 'mj-column', attributes: {}, children: [{ tagName: 'mj-text', attributes: {}, content: 'Hi ((first_name))' }] }],
+            },
+          ],
+        },
+      ],
     });
     const good = await createSend(t.a, sendForm(base, { template_html: '', template_json: design }));
     const d = await details(t.a, good);
@@ -176,13 +188,19 @@ describe('single sends: the API', () => {
       [{ schedule_type: 2 }, { schedule_type: ['The selected schedule type is invalid.'] }],
       [
         { schedule_type: 1 },
-        { schedule_date: ['The schedule date field is required when schedule type is 1.'], schedule_time: ['The schedule time field is required when schedule type is 1.'] },
+        {
+          schedule_date: ['The schedule date field is required when schedule type is 1.'],
+          schedule_time: ['The schedule time field is required when schedule type is 1.'],
+        },
       ],
       [{ schedule_type: 1, schedule_date: '2030-02-30', schedule_time: '10:00' }, { schedule_date: ['The schedule date is not a valid date.'] }],
       [{ schedule_type: 1, schedule_date: '30-01-2030', schedule_time: '10:00' }, { schedule_date: ['The schedule date is not a valid date.'] }],
       [{ schedule_type: 1, schedule_date: '2030-02-01', schedule_time: '24:00' }, { schedule_time: ['The schedule time format is invalid.'] }],
       [{ schedule_type: 1, schedule_date: '2030-02-01', schedule_time: '9am' }, { schedule_time: ['The schedule time format is invalid.'] }],
-      [{ schedule_type: 1, schedule_date: '2030-02-01', schedule_time: '10:00', timezone: 'Mars/Olympus' }, { timezone: ['The selected timezone is invalid.'] }],
+      [
+        { schedule_type: 1, schedule_date: '2030-02-01', schedule_time: '10:00', timezone: 'Mars/Olympus' },
+        { timezone: ['The selected timezone is invalid.'] },
+      ],
       [{ schedule_type: 1, schedule_date: '2030-02-01', schedule_time: '10:00', timezone: '+03:00' }, { timezone: ['The selected timezone is invalid.'] }],
     ];
     for (const [extra, errors] of cases) {
@@ -197,7 +215,10 @@ describe('single sends: the API', () => {
     const d = await details(t.a, utc);
     assert.deepEqual([d.schedule_type, d.schedule_date, d.schedule_time, d.timezone, d.status], [1, '2030-02-01', '09:30:00', null, 1]);
     assert.equal((await sendRow(t, utc)).due_at, '2030-02-01T09:30:00.000000Z');
-    const berlin = await createSend(t.a, sendForm(base, { schedule_type: 1, schedule_date: '2030-07-01', schedule_time: '09:30:15', timezone: 'Europe/Berlin' }));
+    const berlin = await createSend(
+      t.a,
+      sendForm(base, { schedule_type: 1, schedule_date: '2030-07-01', schedule_time: '09:30:15', timezone: 'Europe/Berlin' }),
+    );
     assert.equal((await details(t.a, berlin)).timezone, 'Europe/Berlin');
     assert.equal((await sendRow(t, berlin)).due_at, '2030-07-01T07:30:15.000000Z');
   });
@@ -239,7 +260,10 @@ describe('single sends: the API', () => {
 
   test('update replaces the parameters and keeps the utr; a draft becomes ready', async () => {
     const utr = await createSend(t.a, sendForm(base));
-    const r = await t.a.post('/single/send/update', { utr, ...sendForm(base, { subject: 'New subject', schedule_type: 1, schedule_date: '2030-03-01', schedule_time: '08:00' }) });
+    const r = await t.a.post('/single/send/update', {
+      utr,
+      ...sendForm(base, { subject: 'New subject', schedule_type: 1, schedule_date: '2030-03-01', schedule_time: '08:00' }),
+    });
     assert.equal(r.status, 200, r.text);
     assert.deepEqual(r.body, { status: 'success', message: { utr } });
     const d = await details(t.a, utr);
@@ -266,7 +290,11 @@ describe('single sends: the API', () => {
 
   test('duplicate (POST and GET): a draft copy named "(copy)" with a fresh utr and zero statistics', async () => {
     const utr = await createSend(t.a, sendForm(base, { single_send_name: 'Original' }));
-    await t.database.db.updateTable('single_sends').set({ triggered: 5, delivered: 4, bounces: 1, total_opens: 3, unique_opens: 2, unsubscribes: 1, status: 3, sent_at: '2030-01-15 10:00:00' }).where('utr', '=', utr).execute();
+    await t.database.db
+      .updateTable('single_sends')
+      .set({ triggered: 5, delivered: 4, bounces: 1, total_opens: 3, unique_opens: 2, unsubscribes: 1, status: 3, sent_at: '2030-01-15 10:00:00' })
+      .where('utr', '=', utr)
+      .execute();
     for (const method of ['POST', 'GET']) {
       const r = await t.a.request(method, '/single/send/duplicate', { query: { utr } });
       assert.equal(r.status, 200, r.text);
@@ -308,7 +336,10 @@ describe('single sends: the API', () => {
     await startDueSends(t.deps, t.clock.now());
     assert.equal((await messagesOf(t, running)).length, 2);
     assert.equal((await t.a.delete('/single/send/delete', { utr: running })).status, 200);
-    assert.deepEqual((await messagesOf(t, running)).map((m) => m.state), ['cancelled', 'cancelled']);
+    assert.deepEqual(
+      (await messagesOf(t, running)).map((m) => m.state),
+      ['cancelled', 'cancelled'],
+    );
     assert.deepEqual((await t.a.delete('/single/send/delete', { utr: running })).body, Rnf);
   });
 

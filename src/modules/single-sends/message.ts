@@ -3,23 +3,15 @@
  * compiled once per send (and kept while the send runs), then per recipient only string joins of
  * the recipient's values into it, and the headers.
  */
-import { randomUUID } from "node:crypto";
-import type { AppDeps } from "../../deps.js";
-import type { Db } from "../../db/index.js";
-import {
-  recipientValues,
-  type RecipientInput,
-} from "../../delivery/placeholders.js";
-import {
-  compileDesign,
-  OPEN_PIXEL,
-  renderFor,
-  type CompiledDesign,
-} from "../../delivery/render.js";
-import { trackingLinks } from "../../delivery/tracking.js";
-import type { MailMessage } from "../../delivery/transport.js";
-import type { QueuedMessage, Rendered } from "../../queue/queue.types.js";
-import type { SingleSendRow } from "./single-sends.schema.js";
+import { randomUUID } from 'node:crypto';
+import type { AppDeps } from '../../deps.js';
+import type { Db } from '../../db/index.js';
+import { recipientValues, type RecipientInput } from '../../delivery/placeholders.js';
+import { compileDesign, OPEN_PIXEL, renderFor, type CompiledDesign } from '../../delivery/render.js';
+import { trackingLinks } from '../../delivery/tracking.js';
+import type { MailMessage } from '../../delivery/transport.js';
+import type { QueuedMessage, Rendered } from '../../queue/queue.types.js';
+import type { SingleSendRow } from './single-sends.schema.js';
 
 /**
  * Compiled designs kept per worker, by send id. A send's design cannot change once it runs
@@ -47,8 +39,7 @@ export function compiledFor(send: SingleSendRow): Promise<CompiledDesign> {
     // A failure is not kept: the next batch tries again.
     entry.catch(() => compiled.delete(send.id));
     compiled.set(send.id, entry);
-    if (compiled.size > CACHE_SIZE)
-      compiled.delete(compiled.keys().next().value!);
+    if (compiled.size > CACHE_SIZE) compiled.delete(compiled.keys().next().value!);
   }
   return entry;
 }
@@ -64,30 +55,27 @@ type ContactRow = RecipientInput & {
   deleted_at: string | null;
 };
 
-async function loadContacts(
-  db: Db,
-  ids: number[],
-): Promise<Map<number, ContactRow>> {
+async function loadContacts(db: Db, ids: number[]): Promise<Map<number, ContactRow>> {
   if (ids.length === 0) return new Map();
   const rows = await db
-    .selectFrom("contacts")
+    .selectFrom('contacts')
     .select([
-      "id",
-      "first_name",
-      "last_name",
-      "email",
-      "alt_email",
-      "country",
-      "state",
-      "city",
-      "address_line1",
-      "address_line2",
-      "state_province_region",
-      "postal_code",
-      "custom_field",
-      "deleted_at",
+      'id',
+      'first_name',
+      'last_name',
+      'email',
+      'alt_email',
+      'country',
+      'state',
+      'city',
+      'address_line1',
+      'address_line2',
+      'state_province_region',
+      'postal_code',
+      'custom_field',
+      'deleted_at',
     ])
-    .where("id", "in", ids)
+    .where('id', 'in', ids)
     .execute();
   return new Map(rows.map((r) => [r.id, r]));
 }
@@ -96,37 +84,23 @@ async function loadContacts(
  * The addresses of the batch that must not be mailed any more, as `user:key` (global unsubscribe
  * or hard bounce) and `user:key:group` (group unsubscribe), read in one query.
  */
-async function loadSuppressions(
-  db: Db,
-  rows: QueuedMessage[],
-): Promise<Set<string>> {
+async function loadSuppressions(db: Db, rows: QueuedMessage[]): Promise<Set<string>> {
   const keys = [...new Set(rows.map((r) => r.email_key))];
   const users = [...new Set(rows.map((r) => r.user_id))];
   const found = await db
-    .selectFrom("unsubscribers")
-    .select(["user_id", "email_key", "unsubscribe_groups_id as group_id"])
-    .where("user_id", "in", users)
-    .where("email_key", "in", keys)
+    .selectFrom('unsubscribers')
+    .select(['user_id', 'email_key', 'unsubscribe_groups_id as group_id'])
+    .where('user_id', 'in', users)
+    .where('email_key', 'in', keys)
     .unionAll(
       db
-        .selectFrom("bounced_addresses")
-        .select([
-          "user_id",
-          "email_key",
-          (eb) =>
-            eb.cast<number | null>(eb.val(null), "integer").as("group_id"),
-        ])
-        .where("user_id", "in", users)
-        .where("email_key", "in", keys),
+        .selectFrom('bounced_addresses')
+        .select(['user_id', 'email_key', (eb) => eb.cast<number | null>(eb.val(null), 'integer').as('group_id')])
+        .where('user_id', 'in', users)
+        .where('email_key', 'in', keys),
     )
     .execute();
-  return new Set(
-    found.map((f) =>
-      f.group_id === null
-        ? `${f.user_id}:${f.email_key}`
-        : `${f.user_id}:${f.email_key}:${f.group_id}`,
-    ),
-  );
+  return new Set(found.map((f) => (f.group_id === null ? `${f.user_id}:${f.email_key}` : `${f.user_id}:${f.email_key}:${f.group_id}`)));
 }
 
 function parseJson<T>(text: string | null): T | null {
@@ -141,9 +115,9 @@ function parseJson<T>(text: string | null): T | null {
 /** The host of PUBLIC_URL: the right-hand side of our Message-IDs. */
 function messageIdHost(publicUrl: string): string {
   try {
-    return new URL(publicUrl).hostname || "localhost";
+    return new URL(publicUrl).hostname || 'localhost';
   } catch {
-    return "localhost";
+    return 'localhost';
   }
 }
 
@@ -153,32 +127,13 @@ function messageIdHost(publicUrl: string): string {
  * or whose contact was deleted, since the send started is suppressed. Three queries per batch
  * (sends, contacts, suppressions), however many recipients it holds.
  */
-export async function renderSingleSendBatch(
-  deps: AppDeps,
-  rows: QueuedMessage[],
-): Promise<Rendered[]> {
+export async function renderSingleSendBatch(deps: AppDeps, rows: QueuedMessage[]): Promise<Rendered[]> {
   if (rows.length === 0) return [];
   const { db } = deps.database;
-  const sendIds = [
-    ...new Set(
-      rows
-        .map((r) => r.single_send_id)
-        .filter((id): id is number => id !== null),
-    ),
-  ];
-  const contactIds = [
-    ...new Set(
-      rows.map((r) => r.contact_id).filter((id): id is number => id !== null),
-    ),
-  ];
+  const sendIds = [...new Set(rows.map((r) => r.single_send_id).filter((id): id is number => id !== null))];
+  const contactIds = [...new Set(rows.map((r) => r.contact_id).filter((id): id is number => id !== null))];
   const [sendRows, contacts, suppressed] = await Promise.all([
-    sendIds.length > 0
-      ? db
-          .selectFrom("single_sends")
-          .selectAll()
-          .where("id", "in", sendIds)
-          .execute()
-      : [],
+    sendIds.length > 0 ? db.selectFrom('single_sends').selectAll().where('id', 'in', sendIds).execute() : [],
     loadContacts(db, contactIds),
     loadSuppressions(db, rows),
   ]);
@@ -187,25 +142,21 @@ export async function renderSingleSendBatch(
   const host = messageIdHost(deps.config.publicUrl);
   const out: Rendered[] = [];
   for (const row of rows) {
-    const send =
-      row.single_send_id === null ? undefined : sends.get(row.single_send_id);
+    const send = row.single_send_id === null ? undefined : sends.get(row.single_send_id);
     if (!send || send.deleted_at !== null) {
-      out.push({ skip: "cancelled", reason: "the single send was deleted" });
+      out.push({ skip: 'cancelled', reason: 'the single send was deleted' });
       continue;
     }
-    const contact =
-      row.contact_id === null ? undefined : contacts.get(row.contact_id);
+    const contact = row.contact_id === null ? undefined : contacts.get(row.contact_id);
     const why = suppressed.has(`${row.user_id}:${row.email_key}`)
-      ? "unsubscribed from every mail, or bounced"
-      : suppressed.has(
-            `${row.user_id}:${row.email_key}:${send.unsubscribe_group_id}`,
-          )
+      ? 'unsubscribed from every mail, or bounced'
+      : suppressed.has(`${row.user_id}:${row.email_key}:${send.unsubscribe_group_id}`)
         ? "unsubscribed from the send's group"
         : row.contact_id !== null && (!contact || contact.deleted_at !== null)
-          ? "the contact was deleted"
+          ? 'the contact was deleted'
           : null;
     if (why) {
-      out.push({ skip: "suppressed", reason: why });
+      out.push({ skip: 'suppressed', reason: why });
       continue;
     }
     const design = await compiledFor(send);
@@ -239,15 +190,15 @@ function messageFor(
     [OPEN_PIXEL]: links.openUrl(row.id),
   };
   const shared = {
-    sender_name: send.sender_name ?? "",
-    sender_address: send.sender_address ?? "",
+    sender_name: send.sender_name ?? '',
+    sender_address: send.sender_address ?? '',
   };
   const { subject, html, text } = renderFor(design, values, shared);
   // The service receives no mail: the mailto reaches the sender's reply-to mailbox, whose reader
   // can unsubscribe the address named by the token in the subject.
   const mailto = `mailto:${send.reply_to}?subject=${encodeURIComponent(`unsubscribe ${links.unsubscribeToken(row.id)}`)}`;
   return {
-    from: { name: send.sender_name ?? "", address: send.from_sender },
+    from: { name: send.sender_name ?? '', address: send.from_sender },
     to: row.email,
     replyTo: send.reply_to,
     subject,
@@ -255,8 +206,8 @@ function messageFor(
     text,
     messageId: row.message_id ?? `${randomUUID()}@${host}`,
     headers: {
-      "List-Unsubscribe": `<${unsubscribeUrl}>, <${mailto}>`,
-      "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
+      'List-Unsubscribe': `<${unsubscribeUrl}>, <${mailto}>`,
+      'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
     },
   };
 }

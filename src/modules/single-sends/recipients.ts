@@ -2,25 +2,18 @@
  * Who a single send goes to, decided in the database in one statement when the send starts: the
  * queue gets one row per address, and the list is never held in memory.
  */
-import { sql, type RawBuilder } from "kysely";
-import type { Db } from "../../db/index.js";
-import { engineOf, jsonObjectText, type Engine } from "../../db/dialect.js";
-import { isoMicros } from "../../util/time.js";
-import type { RecipientRef } from "./single-sends.rules.js";
-import type { SingleSendRow } from "./single-sends.schema.js";
+import { sql, type RawBuilder } from 'kysely';
+import type { Db } from '../../db/index.js';
+import { engineOf, jsonObjectText, type Engine } from '../../db/dialect.js';
+import { isoMicros } from '../../util/time.js';
+import type { RecipientRef } from './single-sends.rules.js';
+import type { SingleSendRow } from './single-sends.schema.js';
 
 /** A stored recipient list (JSON text) → its refs; anything malformed counts as no target. */
 export function refsOf(text: string): RecipientRef[] {
   try {
     const v = JSON.parse(text);
-    return Array.isArray(v)
-      ? v.filter(
-          (r) =>
-            r &&
-            (r.table === "contacts" || r.table === "segments") &&
-            /^\d+$/.test(String(r.id)),
-        )
-      : [];
+    return Array.isArray(v) ? v.filter((r) => r && (r.table === 'contacts' || r.table === 'segments') && /^\d+$/.test(String(r.id))) : [];
   } catch {
     return [];
   }
@@ -28,9 +21,7 @@ export function refsOf(text: string): RecipientRef[] {
 
 /** `column in (ids)`, or false for no ids (a branch of the union that selects nothing). */
 function inList(column: string, ids: number[]): RawBuilder<unknown> {
-  return ids.length === 0
-    ? sql`1 = 0`
-    : sql`${sql.ref(column)} in (${sql.join(ids)})`;
+  return ids.length === 0 ? sql`1 = 0` : sql`${sql.ref(column)} in (${sql.join(ids)})`;
 }
 
 /**
@@ -39,32 +30,24 @@ function inList(column: string, ids: number[]): RawBuilder<unknown> {
  * hand-added recipients (contact_id null, their names kept as the payload). `hand_id` orders the
  * hand-added ones when an address appears twice.
  */
-function targets(
-  engine: Engine,
-  userId: number,
-  refs: RecipientRef[],
-): RawBuilder<unknown> {
-  const typeIds = refs
-    .filter((r) => r.table === "contacts")
-    .map((r) => Number(r.id));
-  const segmentIds = refs
-    .filter((r) => r.table === "segments")
-    .map((r) => Number(r.id));
+function targets(engine: Engine, userId: number, refs: RecipientRef[]): RawBuilder<unknown> {
+  const typeIds = refs.filter((r) => r.table === 'contacts').map((r) => Number(r.id));
+  const segmentIds = refs.filter((r) => r.table === 'segments').map((r) => Number(r.id));
   const names = jsonObjectText(engine, [
-    ["first_name", sql`r.first_name`],
-    ["last_name", sql`r.last_name`],
+    ['first_name', sql`r.first_name`],
+    ['last_name', sql`r.last_name`],
   ]);
   return sql`
     select c.id as contact_id, c.email as email, c.email_key as email_key, cast(null as text) as payload, cast(0 as integer) as hand_id
     from contacts c
-    where c.user_id = ${userId} and c.deleted_at is null and ${inList("c.contact_type_id", typeIds)}
+    where c.user_id = ${userId} and c.deleted_at is null and ${inList('c.contact_type_id', typeIds)}
     union all
     select r.contact_id, coalesce(c.email, r.email), coalesce(c.email_key, r.email_key),
       case when r.contact_id is null then ${names} end, r.id
     from segment_recipients r
     join segments s on s.id = r.segment_id
     left join contacts c on c.id = r.contact_id
-    where r.user_id = ${userId} and s.user_id = ${userId} and s.deleted_at is null and ${inList("r.segment_id", segmentIds)}
+    where r.user_id = ${userId} and s.user_id = ${userId} and s.deleted_at is null and ${inList('r.segment_id', segmentIds)}
       and (r.contact_id is null or c.deleted_at is null)`;
 }
 
@@ -78,11 +61,7 @@ function targets(
  * (single_send_id, email_key) keeps that true even if resolution ran twice. Returns how many
  * messages were queued.
  */
-export async function resolveRecipients(
-  trx: Db,
-  send: SingleSendRow,
-  now: Date,
-): Promise<number> {
+export async function resolveRecipients(trx: Db, send: SingleSendRow, now: Date): Promise<number> {
   const engine = engineOf(trx);
   const userId = send.user_id;
   const at = isoMicros(now);

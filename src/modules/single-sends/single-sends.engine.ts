@@ -4,20 +4,13 @@
  * `single_send.completed` notifications). Each send changes in one transaction, guarded by its
  * status, so several workers on one database never start or complete a send twice.
  */
-import type { AppDeps } from "../../deps.js";
-import type { QueueHooks } from "../../queue/queue.types.js";
-import { enqueueSystemMail, wakeWorkers } from "../../queue/system-mail.js";
-import { eventMail } from "../notifications/notifications.events.js";
-import { selectNotificationRecipients } from "../notifications/notifications.queries.js";
-import { renderSingleSendBatch } from "./message.js";
-import { resolveRecipients } from "./recipients.js";
-import {
-  claimDueSend,
-  completeSend,
-  selectDueSends,
-  selectFinishedSends,
-  setTriggered,
-} from "./single-sends.queries.js";
+import type { AppDeps } from '../../deps.js';
+import type { QueueHooks } from '../../queue/queue.types.js';
+import { wakeWorkers } from '../../queue/system-mail.js';
+import { enqueueEvent } from '../notifications/notifications.events.js';
+import { renderSingleSendBatch } from './message.js';
+import { resolveRecipients } from './recipients.js';
+import { claimDueSend, completeSend, nextSendDueAt, selectDueSends, selectFinishedSends, setTriggered } from './single-sends.queries.js';
 
 /** Sends looked at per query; a tick loops until none is left. */
 const BATCH = 20;
@@ -33,9 +26,7 @@ export async function startDueSends(deps: AppDeps, now: Date): Promise<number> {
   let started = 0;
   const seen = new Set<number>();
   for (;;) {
-    const due = (await selectDueSends(db, now, BATCH)).filter(
-      (r) => !seen.has(r.id),
-    );
+    const due = (await selectDueSends(db, now, BATCH)).filter((r) => !seen.has(r.id));
     if (due.length === 0) return started;
     for (const { id } of due) {
       seen.add(id);
@@ -76,16 +67,7 @@ export async function completeSends(deps: AppDeps, now: Date): Promise<number> {
           bounces: send.bounces,
           sent_at: send.sent_at,
         };
-        for (const r of await selectNotificationRecipients(trx, send.user_id)
-          .orderBy("id")
-          .execute()) {
-          await enqueueSystemMail(
-            trx,
-            send.user_id,
-            eventMail(deps.config, r, "single_send.completed", details),
-            now,
-          );
-        }
+        await enqueueEvent(trx, deps, send.user_id, 'single_send.completed', details);
       });
     }
   }
@@ -100,6 +82,6 @@ export const singleSendHooks = {
   afterSettle: async (deps: AppDeps, now: Date) => {
     await completeSends(deps, now);
   },
-} satisfies Pick<QueueHooks, "beforeClaim" | "afterSettle"> & {
-  renderer: QueueHooks["renderers"]["single_send"];
-};
+  /** An idle worker wakes when the next scheduled send comes due. */
+  nextWakeAt: (deps: AppDeps) => nextSendDueAt(deps.database.db),
+} satisfies Pick<QueueHooks, 'beforeClaim' | 'afterSettle' | 'nextWakeAt'> & { renderer: QueueHooks['renderers']['single_send'] };

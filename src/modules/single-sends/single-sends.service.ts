@@ -1,17 +1,12 @@
-import { randomUUID } from "node:crypto";
-import type { AppDeps } from "../../deps.js";
-import type { Db } from "../../db/index.js";
-import { queryListSource } from "../../db/list-source.js";
-import { trackingLinks } from "../../delivery/tracking.js";
-import {
-  Conflict,
-  NotFound,
-  Rnf,
-  type FieldErrors,
-} from "../../http/errors.js";
-import { Rules } from "../../http/messages.js";
-import { wakeWorkers } from "../../queue/system-mail.js";
-import { isoMicros } from "../../util/time.js";
+import { randomUUID } from 'node:crypto';
+import type { AppDeps } from '../../deps.js';
+import type { Db } from '../../db/index.js';
+import { queryListSource } from '../../db/list-source.js';
+import { trackingLinks } from '../../delivery/tracking.js';
+import { Conflict, NotFound, Rnf, type FieldErrors } from '../../http/errors.js';
+import { Rules } from '../../http/messages.js';
+import { wakeWorkers } from '../../queue/system-mail.js';
+import { isoMicros } from '../../util/time.js';
 import {
   cancelQueuedMessages,
   findSendsByUtr,
@@ -22,25 +17,18 @@ import {
   softDeleteSends,
   STATUS,
   updateSendIfStatus,
-} from "./single-sends.queries.js";
-import { checkSingleSend } from "./single-sends.rules.js";
-import {
-  toSingleSend,
-  type SingleSendInput,
-  type SingleSendRow,
-} from "./single-sends.schema.js";
+} from './single-sends.queries.js';
+import { checkSingleSend } from './single-sends.rules.js';
+import { toSingleSend, type SingleSendInput, type SingleSendRow } from './single-sends.schema.js';
 
 /** A utr as the query or body gave it: text, or nothing. */
-const utrOf = (value: unknown): string | null =>
-  typeof value === "string" && value.trim() !== "" ? value.trim() : null;
+const utrOf = (value: unknown): string | null => (typeof value === 'string' && value.trim() !== '' ? value.trim() : null);
 
 /** Maps a batch of sends, with one query for the open tokens of all of them. */
 async function mapSends(deps: AppDeps, rows: SingleSendRow[]) {
   if (rows.length === 0) return [];
   const links = trackingLinks(deps.config);
-  const tokens = new Map<number, Record<string, string>>(
-    rows.map((r) => [r.id, {}]),
-  );
+  const tokens = new Map<number, Record<string, string>>(rows.map((r) => [r.id, {}]));
   for (const m of await selectOpenedMessages(
     deps.database.db,
     rows.map((r) => r.id),
@@ -54,16 +42,12 @@ async function mapSends(deps: AppDeps, rows: SingleSendRow[]) {
 export function listSingleSends(deps: AppDeps, userId: number) {
   return queryListSource(
     () => selectSingleSends(deps.database.db, userId),
-    "id",
+    'id',
     (rows: SingleSendRow[]) => mapSends(deps, rows),
   );
 }
 
-async function requireSend(
-  db: Db,
-  userId: number,
-  rawUtr: unknown,
-): Promise<SingleSendRow> {
+async function requireSend(db: Db, userId: number, rawUtr: unknown): Promise<SingleSendRow> {
   const utr = utrOf(rawUtr);
   const row = utr ? await findSingleSend(db, userId, utr) : undefined;
   if (!row) throw new NotFound(Rnf);
@@ -71,32 +55,15 @@ async function requireSend(
 }
 
 /** One send (details). */
-export async function getSingleSend(
-  deps: AppDeps,
-  userId: number,
-  rawUtr: unknown,
-) {
-  const [send] = await mapSends(deps, [
-    await requireSend(deps.database.db, userId, rawUtr),
-  ]);
+export async function getSingleSend(deps: AppDeps, userId: number, rawUtr: unknown) {
+  const [send] = await mapSends(deps, [await requireSend(deps.database.db, userId, rawUtr)]);
   return send;
 }
 
 /** Saves a new send, ready to go (status 1) at once or at its schedule; returns its utr. */
-export async function createSingleSend(
-  deps: AppDeps,
-  userId: number,
-  input: SingleSendInput,
-  schemaFailures: FieldErrors,
-): Promise<string> {
+export async function createSingleSend(deps: AppDeps, userId: number, input: SingleSendInput, schemaFailures: FieldErrors): Promise<string> {
   const now = deps.clock.now();
-  const columns = await checkSingleSend(
-    deps,
-    userId,
-    input,
-    new Rules(schemaFailures),
-    now,
-  );
+  const columns = await checkSingleSend(deps, userId, input, new Rules(schemaFailures), now);
   const utr = randomUUID();
   await deps.database.db.transaction().execute(async (trx) => {
     const at = isoMicros(now);
@@ -116,42 +83,26 @@ export async function createSingleSend(
 /** Why a send cannot change any more. */
 function conflictText(status: number): string {
   return status === STATUS.running
-    ? "The single send is running and can no longer be updated; delete it to cancel what is left."
-    : "The single send is completed and can no longer be updated; duplicate it to send it again.";
+    ? 'The single send is running and can no longer be updated; delete it to cancel what is left.'
+    : 'The single send is completed and can no longer be updated; duplicate it to send it again.';
 }
 
 /**
  * Replaces a draft or ready send's parameters and makes it ready (status 1) for its new time;
  * a running or completed send answers 409.
  */
-export async function updateSingleSend(
-  deps: AppDeps,
-  userId: number,
-  input: SingleSendInput & { utr: string },
-  schemaFailures: FieldErrors,
-): Promise<string> {
+export async function updateSingleSend(deps: AppDeps, userId: number, input: SingleSendInput & { utr: string }, schemaFailures: FieldErrors): Promise<string> {
   const { db } = deps.database;
   const rules = new Rules(schemaFailures);
-  const row = rules.failed("utr")
-    ? undefined
-    : await findSingleSend(db, userId, input.utr?.trim() ?? "");
-  if (!row && !rules.failed("utr")) throw new NotFound(Rnf);
-  if (row && row.status >= STATUS.running)
-    throw new Conflict(conflictText(row.status));
+  const row = rules.failed('utr') ? undefined : await findSingleSend(db, userId, input.utr?.trim() ?? '');
+  if (!row && !rules.failed('utr')) throw new NotFound(Rnf);
+  if (row && row.status >= STATUS.running) throw new Conflict(conflictText(row.status));
   const now = deps.clock.now();
   const columns = await checkSingleSend(deps, userId, input, rules, now);
   await db.transaction().execute(async (trx) => {
     // The status condition closes the gap between the check above and this write: a worker may
     // have started the send meanwhile.
-    if (
-      !(await updateSendIfStatus(
-        trx,
-        userId,
-        row!.id,
-        [STATUS.initiate, STATUS.ready],
-        { ...columns, status: STATUS.ready },
-      ))
-    ) {
+    if (!(await updateSendIfStatus(trx, userId, row!.id, [STATUS.initiate, STATUS.ready], { ...columns, status: STATUS.ready }))) {
       const current = await findSingleSend(trx, userId, row!.utr);
       if (!current) throw new NotFound(Rnf);
       throw new Conflict(conflictText(current.status));
@@ -162,11 +113,7 @@ export async function updateSingleSend(
 }
 
 /** Copies a send as a draft (status 0) named `<name> (copy)`, with a fresh utr and no statistics. */
-export async function duplicateSingleSend(
-  deps: AppDeps,
-  userId: number,
-  rawUtr: unknown,
-): Promise<{ id: number; utr: string }> {
+export async function duplicateSingleSend(deps: AppDeps, userId: number, rawUtr: unknown): Promise<{ id: number; utr: string }> {
   const { db } = deps.database;
   const row = await requireSend(db, userId, rawUtr);
   const at = isoMicros(deps.clock.now());
@@ -205,14 +152,8 @@ export async function duplicateSingleSend(
  * Soft-deletes sends by utr (a draft, a ready one: it will never start). A running send is
  * cancelled: the messages still queued are not sent. Throws Rnf when none of them is the account's.
  */
-export async function deleteSingleSends(
-  deps: AppDeps,
-  userId: number,
-  rawUtrs: unknown[],
-): Promise<number> {
-  const utrs = [
-    ...new Set(rawUtrs.map(utrOf).filter((u): u is string => u !== null)),
-  ];
+export async function deleteSingleSends(deps: AppDeps, userId: number, rawUtrs: unknown[]): Promise<number> {
+  const utrs = [...new Set(rawUtrs.map(utrOf).filter((u): u is string => u !== null))];
   if (utrs.length === 0) throw new NotFound(Rnf);
   return deps.database.db.transaction().execute(async (trx) => {
     const rows = await findSendsByUtr(trx, userId, utrs);
