@@ -4,6 +4,8 @@ import { migrateToLatest } from './db/migrate.js';
 import { buildApp } from './app.js';
 import { bootstrapAccount } from './modules/accounts/accounts.service.js';
 import { createTransport } from './delivery/transports.js';
+import { queueHooks } from './queue/hooks.js';
+import { startWorker } from './queue/worker.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;
 
@@ -25,7 +27,11 @@ function listenProblem(err: unknown, config: Config): string | null {
   }
 }
 
-/** Process entry: config → db → migrate → http; graceful shutdown on SIGINT/SIGTERM. */
+/**
+ * Process entry: config → db → migrate → http, and a mail queue worker in the same process (on
+ * SQLite the only one; on PostgreSQL one among any `npm run worker`); graceful shutdown on
+ * SIGINT/SIGTERM.
+ */
 async function main(): Promise<void> {
   const config = loadConfig();
   const database = createDb(config.databaseUrl, { server: true });
@@ -49,6 +55,7 @@ async function main(): Promise<void> {
     () => app.log.info({ transport: config.smtpUrl ? 'smtp' : 'outbox' }, 'mail transport ready'),
     (err) => app.log.warn({ err }, 'mail transport check failed'),
   );
+  const worker = startWorker(app.deps, queueHooks());
 
   let closing = false;
   const shutdown = async (signal: string) => {
@@ -61,7 +68,8 @@ async function main(): Promise<void> {
       app.log.warn('shutdown grace period over; exiting');
       process.exit(1);
     }, SHUTDOWN_GRACE_MS).unref();
-    await app.close();
+    // The worker finishes or releases the messages it holds while the server stops taking requests.
+    await Promise.all([app.close(), worker.stop()]);
     await transport.close();
     await database.close();
     process.exit(0);

@@ -16,6 +16,7 @@ import { SmtpSink } from './support/smtp-sink.js';
 import { startWorker, type WorkerOptions } from '../src/queue/worker.js';
 import { queueHooks } from '../src/queue/hooks.js';
 import type { QueueHooks } from '../src/queue/queue.types.js';
+import type { Clock } from '../src/queue/clock.js';
 import { OpenApiCheck, type OpenApiDocument } from './support/openapi-check.js';
 
 /** The database the suite runs on: PostgreSQL when DATABASE_URL says so, else SQLite. */
@@ -164,15 +165,16 @@ export interface TestContext {
 
 /**
  * Builds the app on a fresh database with two accounts. Mail goes to the test's outbox folder,
- * or to `opts.smtpUrl` (e.g. an SmtpSink's url), or through `opts.transport`.
+ * or to `opts.smtpUrl` (e.g. an SmtpSink's url), or through `opts.transport`; the engine reads
+ * `opts.clock` (e.g. a `testClock()`), else the system clock.
  */
-export async function setup(overrides: Partial<Config> = {}, opts: { smtpUrl?: string; transport?: Transport } = {}): Promise<TestContext> {
+export async function setup(overrides: Partial<Config> = {}, opts: { smtpUrl?: string; transport?: Transport; clock?: Clock } = {}): Promise<TestContext> {
   const { database, drop } = await freshDatabase();
   const dataDir = mkdtempSync(join(tmpdir(), 'campaign-test-'));
   const smtp = opts.smtpUrl ? { smtpUrl: opts.smtpUrl } : {};
   const config = loadConfig({ DATA_DIR: dataDir, RATE_LIMIT_PER_MINUTE: '0', PUBLIC_URL: 'http://localhost:3000' }, { appSecret: 'test-secret', ...smtp, ...overrides });
   const transport = opts.transport ?? createTransport(config);
-  const app = await buildApp({ config, database, transport });
+  const app = await buildApp({ config, database, transport, clock: opts.clock });
   await app.ready();
   const a = new Client(app, await createAccount(database.db, 'Account A'));
   const b = new Client(app, await createAccount(database.db, 'Account B'));
@@ -194,9 +196,9 @@ export async function setup(overrides: Partial<Config> = {}, opts: { smtpUrl?: s
 }
 
 /** `setup()` with mail going to a real SMTP sink started for it; `close()` stops both. */
-export async function setupWithSink(overrides: Partial<Config> = {}): Promise<TestContext & { sink: SmtpSink }> {
+export async function setupWithSink(overrides: Partial<Config> = {}, opts: { clock?: Clock } = {}): Promise<TestContext & { sink: SmtpSink }> {
   const sink = await SmtpSink.start();
-  const t = await setup(overrides, { smtpUrl: sink.url });
+  const t = await setup(overrides, { smtpUrl: sink.url, ...opts });
   return {
     ...t,
     sink,

@@ -35,6 +35,7 @@ interface Rule {
 export class SmtpSink {
   readonly messages: SinkMessage[] = [];
   private rules: Rule[] = [];
+  private drops: Array<(address: string) => boolean> = [];
   private waiters = new Set<() => void>();
   /** Milliseconds to wait before answering DATA: simulates a slow server. */
   delayMs = 0;
@@ -61,6 +62,7 @@ export class SmtpSink {
         stream.on('end', () => {
           const raw = Buffer.concat(chunks).toString('utf8');
           setTimeout(() => {
+            if (sink!.dropping(session.envelope.rcptTo.map((r) => r.address))) return sink!.dropConnection(session);
             const refusal = sink!.refusal('data', session.envelope.rcptTo.map((r) => r.address));
             if (refusal) return cb(refusal);
             sink!.record(raw, session);
@@ -97,9 +99,20 @@ export class SmtpSink {
     this.rules.unshift({ match, code, text, at: opts.at ?? 'rcpt' });
   }
 
-  /** Forgets every `reject` rule. */
+  /**
+   * Drops the connection, without a reply, once a message for the address (or pattern) has been
+   * received: the client sees the socket close mid-transaction (a dropped connection), and the
+   * message is not kept.
+   */
+  drop(address: string | RegExp): void {
+    const match = typeof address === 'string' ? (a: string) => a.toLowerCase() === address.toLowerCase() : (a: string) => address.test(a);
+    this.drops.unshift(match);
+  }
+
+  /** Forgets every `reject` and `drop` rule. */
   acceptAll(): void {
     this.rules = [];
+    this.drops = [];
   }
 
   /** Forgets the messages received so far. */
@@ -140,6 +153,16 @@ export class SmtpSink {
 
   async close(): Promise<void> {
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  private dropping(addresses: string[]): boolean {
+    return this.drops.some((match) => addresses.some(match));
+  }
+
+  /** Destroys the socket of the session's connection (smtp-server keeps its connections in a set). */
+  private dropConnection(session: SMTPServerSession): void {
+    const connections = (this.server as unknown as { connections: Set<{ id: string; _socket: { destroy(): void } }> }).connections;
+    for (const c of connections) if (c.id === session.id) c._socket.destroy();
   }
 
   private checkRecipient(address: SMTPServerAddress, cb: (err?: Error | null) => void): void {

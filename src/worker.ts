@@ -1,0 +1,56 @@
+import Fastify from 'fastify';
+import { loadConfig } from './config.js';
+import { createDb } from './db/index.js';
+import { migrateToLatest } from './db/migrate.js';
+import { createTransport } from './delivery/transports.js';
+import { createMetricsRegistry } from './ops/metrics.js';
+import { systemClock } from './queue/clock.js';
+import { queueHooks } from './queue/hooks.js';
+import { startWorker } from './queue/worker.js';
+
+const SHUTDOWN_GRACE_MS = 10_000;
+
+/** A start-up failure the operator can fix, told in one line without a stack trace. */
+class StartError extends Error {}
+
+/**
+ * Process entry of `npm run worker`: a mail queue worker alone, beside the servers and other
+ * workers on the same PostgreSQL database (they share the queue with no coordinator). SQLite
+ * has one worker, inside the server (`npm start`), so this refuses to run on it.
+ */
+async function main(): Promise<void> {
+  const config = loadConfig();
+  if (!/^postgres(ql)?:\/\//.test(config.databaseUrl)) {
+    throw new StartError('npm run worker needs PostgreSQL (DATABASE_URL=postgres://…); on SQLite the one worker runs inside the server: npm start.');
+  }
+  const database = createDb(config.databaseUrl, { server: true });
+  await migrateToLatest(database.db);
+  const transport = createTransport(config);
+  // A Fastify instance only for its logger: the same log lines as the server's.
+  const log = Fastify({ logger: { level: config.logLevel } }).log;
+  const deps = { config, database, transport, log, metrics: createMetricsRegistry(), clock: systemClock };
+  const worker = startWorker(deps, queueHooks());
+
+  let closing = false;
+  const shutdown = async (signal: string) => {
+    if (closing) return;
+    closing = true;
+    log.info({ signal }, 'shutting down');
+    setTimeout(() => {
+      log.warn('shutdown grace period over; exiting');
+      process.exit(1);
+    }, SHUTDOWN_GRACE_MS).unref();
+    await worker.stop();
+    await transport.close();
+    await database.close();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+}
+
+main().catch((err) => {
+  if (err instanceof StartError) process.stderr.write(err.message + '\n');
+  else console.error(err);
+  process.exit(1);
+});
