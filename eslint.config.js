@@ -7,14 +7,42 @@ export default tseslint.config(
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
-    languageOptions: { ecmaVersion: 2022, sourceType: 'module', globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly', URL: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', setInterval: 'readonly', clearInterval: 'readonly', setImmediate: 'readonly', NodeJS: 'readonly' } },
+    languageOptions: {
+      ecmaVersion: 2022,
+      sourceType: 'module',
+      globals: {
+        process: 'readonly',
+        console: 'readonly',
+        Buffer: 'readonly',
+        URL: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+        setInterval: 'readonly',
+        clearInterval: 'readonly',
+        setImmediate: 'readonly',
+        NodeJS: 'readonly',
+      },
+    },
     rules: {
       // A variable its own callbacks read before it is assigned (a server and its handlers) stays `let`.
       'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none', ignoreRestSiblings: true }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none', ignoreRestSiblings: true },
+      ],
     },
   },
   // Tests read JSON bodies of many shapes, and migrations and the dialect helpers take `Kysely<any>`
   // (they work on any table, or must not depend on today's table types): `any` there is the honest type.
-  { files: ['test/**/*.ts', 'bench/**/*.ts', 'src/db/migrations/*.ts', 'src/db/dialect.ts', 'src/db/list-source.ts', 'src/db/soft-delete.ts'], rules: { '@typescript-eslint/no-explicit-any': 'off' } },
+  {
+    files: [
+      'test/**/*.ts',
+      'bench/**/*.ts',
+      'src/db/migrations/*.ts',
+      'src/db/dialect.ts',
+      'src/db/list-source.ts',
+      'src/db/soft-delete.ts',
+    ],
+    rules: { '@typescript-eslint/no-explicit-any': 'off' },
+  },
 );

@@ -36,7 +36,10 @@ interface Target {
 }
 
 /** Streams `GET path` and counts bytes and `"fullname"` keys (one per contact) without keeping the body. */
-function streamCount(url: string, headers: Record<string, string>): Promise<{ status: number; bytes: number; items: number; tail: string }> {
+function streamCount(
+  url: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; bytes: number; items: number; tail: string }> {
   return new Promise((resolve, reject) => {
     http
       .get(url, { headers }, (res) => {
@@ -62,7 +65,10 @@ function streamCount(url: string, headers: Record<string, string>): Promise<{ st
  * server: the first also pays for V8 sizing up its heap on a fresh process; the second shows the
  * steady state (a list that were held in memory would grow the peak again).
  */
-async function measureFullList(server: BenchServer, headers: Record<string, string>): Promise<{ bytes: number; growths: number[]; anonGrowths: number[] }> {
+async function measureFullList(
+  server: BenchServer,
+  headers: Record<string, string>,
+): Promise<{ bytes: number; growths: number[]; anonGrowths: number[] }> {
   const out = { bytes: 0, growths: [] as number[], anonGrowths: [] as number[] };
   for (const round of ['first', 'second']) {
     const before = memoryOf(server.pid);
@@ -133,7 +139,10 @@ function report(title: string, results: Map<string, LoadResult[]>): Map<string, 
       continue;
     }
     printFigure(`${name} (p99 ${f.p99} ms)`, f.rps, { label: 'bare', value: bare.rps }, 'req/s');
-    const rounds = results.get(name)!.map((r, i) => (r.rps / bareRuns[i].rps).toFixed(2)).join(' ');
+    const rounds = results
+      .get(name)!
+      .map((r, i) => (r.rps / bareRuns[i].rps).toFixed(2))
+      .join(' ');
     const check = name === 'details' ? `  (target ≥ ${TARGET.toFixed(2)} ${f.ratio >= TARGET ? 'met' : 'MISSED'})` : '';
     console.log(`  ${name} ÷ bare, round by round: ${rounds}; median ${f.ratio.toFixed(2)}${check}`);
   }
@@ -187,7 +196,10 @@ async function benchEngine(engine: Engine): Promise<void> {
       await server.stop();
       if (WITH_RATE_LIMIT) {
         // The limit is on (the plugin does its per-account bookkeeping) but set too high to trip.
-        const limited = await startServer({ cpu: PIN_CPU, env: { DATABASE_URL: bdb.url, BENCH_BARE_ROUTE: '1', RATE_LIMIT_PER_MINUTE: '1000000000' } });
+        const limited = await startServer({
+          cpu: PIN_CPU,
+          env: { DATABASE_URL: bdb.url, BENCH_BARE_ROUTE: '1', RATE_LIMIT_PER_MINUTE: '1000000000' },
+        });
         servers.push(limited);
         on = report(`${engine}, rate limit on (never tripped)`, await measureTargets(limited, targets.slice(0, 2), account.headers));
         await limited.stop();
@@ -234,12 +246,16 @@ async function main(): Promise<void> {
     }
     await benchEngine(engine);
   }
-  console.log('\n| engine | bare req/s | details req/s (÷ bare, p99) | list page req/s (÷ bare, p99) | one-query ceiling (÷ bare, p99) | details, rate limit on | full list: size, peak RSS growth 1st / 2nd (anonymous) |');
+  console.log(
+    '\n| engine | bare req/s | details req/s (÷ bare, p99) | list page req/s (÷ bare, p99) | one-query ceiling (÷ bare, p99) | details, rate limit on | full list: size, peak RSS growth 1st / 2nd (anonymous) |',
+  );
   console.log('|---|---|---|---|---|---|---|');
   for (const line of summary) console.log(line);
   if (pages.length) {
     console.log(`\nGET /contacts/list${PAGE}, with its total and without (÷ bare, same run):`);
-    console.log(`| engine | ${fmt(N)}: page | ${fmt(N)}: page without total | ÷ | ${fmt(LARGE)}: page | ${fmt(LARGE)}: page without total | ÷ | page ÷ bare, ${fmt(LARGE)} ÷ ${fmt(N)} |`);
+    console.log(
+      `| engine | ${fmt(N)}: page | ${fmt(N)}: page without total | ÷ | ${fmt(LARGE)}: page | ${fmt(LARGE)}: page without total | ÷ | page ÷ bare, ${fmt(LARGE)} ÷ ${fmt(N)} |`,
+    );
     console.log('|---|---|---|---|---|---|---|---|');
     for (const line of pages) console.log(line);
   }

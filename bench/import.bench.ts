@@ -29,10 +29,31 @@ const TARGET_ROWS_PER_S: Record<Engine, number> = { sqlite: 100_000, postgres: 5
 const TARGET_RSS_MB = 300;
 
 const HEADER = [
-  'first_name', 'last_name', 'email', 'alt_email', 'country', 'state', 'city', 'address_line1', 'address_line2',
-  'state_province_region', 'postal_code', 'father_name', 'designation', 'company_name', 'age', 'birth_date', 'join_date',
+  'first_name',
+  'last_name',
+  'email',
+  'alt_email',
+  'country',
+  'state',
+  'city',
+  'address_line1',
+  'address_line2',
+  'state_province_region',
+  'postal_code',
+  'father_name',
+  'designation',
+  'company_name',
+  'age',
+  'birth_date',
+  'join_date',
 ];
-const COUNTRIES = [['India', '101'], ['US', '233'], ['de', '82'], ['75', '75'], ['Brazil', '31']];
+const COUNTRIES = [
+  ['India', '101'],
+  ['US', '233'],
+  ['de', '82'],
+  ['75', '75'],
+  ['Brazil', '31'],
+];
 const DESIGNATIONS = ['Engineer', 'Manager', 'Analyst', 'Director', 'Designer'];
 
 /** Row `i` of the file: realistic values, every fourth with a quoted comma, countries by name, ISO-2 and id. */
@@ -40,10 +61,23 @@ function rowAt(i: number): { cells: string[]; countryId: string } {
   const [country, countryId] = COUNTRIES[i % COUNTRIES.length];
   const day = String(1 + (i % 28)).padStart(2, '0');
   const cells = [
-    `First${i}`, `Last${i}`, `contact${i}@bench.example.com`, i % 5 === 0 ? `alt${i}@bench.example.org` : '', country,
-    `State ${i % 40}`, `City ${i % 500}`, i % 4 === 0 ? `"${i} Market Street, Floor ${i % 9}"` : `${i} Market Street`, '',
-    `Region ${i % 12}`, String(10000 + (i % 89999)), `Father${i}`, DESIGNATIONS[i % DESIGNATIONS.length], `Company ${i % 700}`,
-    String(18 + (i % 60)), `19${50 + (i % 50)}-06-${day}T08:30`, `2023-01-${day}T09:00`,
+    `First${i}`,
+    `Last${i}`,
+    `contact${i}@bench.example.com`,
+    i % 5 === 0 ? `alt${i}@bench.example.org` : '',
+    country,
+    `State ${i % 40}`,
+    `City ${i % 500}`,
+    i % 4 === 0 ? `"${i} Market Street, Floor ${i % 9}"` : `${i} Market Street`,
+    '',
+    `Region ${i % 12}`,
+    String(10000 + (i % 89999)),
+    `Father${i}`,
+    DESIGNATIONS[i % DESIGNATIONS.length],
+    `Company ${i % 700}`,
+    String(18 + (i % 60)),
+    `19${50 + (i % 50)}-06-${day}T08:30`,
+    `2023-01-${day}T09:00`,
   ];
   return { cells, countryId };
 }
@@ -75,9 +109,24 @@ async function rawInsert(db: Db, userId: number, typeId: number): Promise<number
           const { cells: c, countryId } = rowAt(i);
           const custom = { father_name: c[11], designation: c[12], company_name: c[13], age: c[14], birth_date: c[15], join_date: c[16] };
           rows.push({
-            user_id: userId, contact_type_id: typeId, first_name: c[0], last_name: c[1], email: c[2], email_key: c[2], alt_email: c[3] || null,
-            country: countryId, state: c[5], city: c[6], address_line1: c[7].replace(/"/g, ''), address_line2: null, state_province_region: c[9],
-            postal_code: c[10], custom_field: JSON.stringify(custom), deleted_at: null, created_at: now, updated_at: now,
+            user_id: userId,
+            contact_type_id: typeId,
+            first_name: c[0],
+            last_name: c[1],
+            email: c[2],
+            email_key: c[2],
+            alt_email: c[3] || null,
+            country: countryId,
+            state: c[5],
+            city: c[6],
+            address_line1: c[7].replace(/"/g, ''),
+            address_line2: null,
+            state_province_region: c[9],
+            postal_code: c[10],
+            custom_field: JSON.stringify(custom),
+            deleted_at: null,
+            created_at: now,
+            updated_at: now,
           });
         }
         await trx.insertInto('contacts').values(rows).execute();
@@ -116,7 +165,10 @@ async function runOnce(engine: Engine, csvPath: string, dataDir: string): Promis
   try {
     const account = await seedAccount(bench.db);
     const typeId = await insertContactType(bench.db, account.user_id, 'Imported');
-    const backends = async () => (await sql<{ pid: number }>`select pid from pg_stat_activity where datname = current_database()`.execute(bench.db)).rows.map((r) => r.pid);
+    const backends = async () =>
+      (await sql<{ pid: number }>`select pid from pg_stat_activity where datname = current_database()`.execute(bench.db)).rows.map(
+        (r) => r.pid,
+      );
     const own = new Set(engine === 'postgres' ? await backends() : []);
     // `info` for pino's "Server listening at <url>" line, which startServer waits for.
     const server = await startServer({
@@ -188,7 +240,9 @@ async function main(): Promise<void> {
       printFigure('  import via HTTP', rowsPerS, { label: 'raw insert', value: median(results.map((r) => r.baselineRowsPerS)) }, 'rows/s');
       const okRate = rowsPerS >= TARGET_ROWS_PER_S[engine];
       console.log(`  ${'target'.padEnd(26)} ${fmt(TARGET_ROWS_PER_S[engine])} rows/s ${okRate ? 'met' : 'MISSED'}`);
-      console.log(`  ${'server peak RSS'.padEnd(26)} ${fmt(peak)} MB (target ≤ ${TARGET_RSS_MB} MB ${peak <= TARGET_RSS_MB ? 'met' : 'MISSED'})`);
+      console.log(
+        `  ${'server peak RSS'.padEnd(26)} ${fmt(peak)} MB (target ≤ ${TARGET_RSS_MB} MB ${peak <= TARGET_RSS_MB ? 'met' : 'MISSED'})`,
+      );
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });

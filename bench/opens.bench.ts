@@ -50,15 +50,25 @@ async function benchEngine(engine: Engine): Promise<void> {
       bare.push(b.rps);
       opens.push(o.rps);
       ratios.push(o.rps / b.rps);
-      console.log(`round ${round}: bare ${fmt(b.rps)} req/s (p99 ${b.p99} ms), pixel ${fmt(o.rps)} hits/s (p99 ${o.p99} ms), ratio ${(o.rps / b.rps).toFixed(2)}`);
+      console.log(
+        `round ${round}: bare ${fmt(b.rps)} req/s (p99 ${b.p99} ms), pixel ${fmt(o.rps)} hits/s (p99 ${o.p99} ms), ratio ${(o.rps / b.rps).toFixed(2)}`,
+      );
     }
     printFigure('open pixel (median)', median(opens), { label: 'bare', value: median(bare) }, 'req/s');
     const m = median(ratios);
-    console.log(`ratio per round: ${ratios.map((r) => r.toFixed(2)).join(' ')}; median ${m.toFixed(2)} (target ≥ ${TARGET.toFixed(2)} ${m >= TARGET ? 'met' : 'MISSED'})`);
+    console.log(
+      `ratio per round: ${ratios.map((r) => r.toFixed(2)).join(' ')}; median ${m.toFixed(2)} (target ≥ ${TARGET.toFixed(2)} ${m >= TARGET ? 'met' : 'MISSED'})`,
+    );
 
     // Every hit counted: the send's total against the hits autocannon saw answered (warm-up included).
-    const stats = await bench.db.selectFrom('single_sends').select(['total_opens', 'unique_opens']).where('id', '=', send.sendId).executeTakeFirstOrThrow();
-    console.log(`counted: total_opens ${fmt(stats.total_opens)} for ${fmt(hits)} answered hits, unique_opens ${fmt(stats.unique_opens)} of ${fmt(MESSAGES)}`);
+    const stats = await bench.db
+      .selectFrom('single_sends')
+      .select(['total_opens', 'unique_opens'])
+      .where('id', '=', send.sendId)
+      .executeTakeFirstOrThrow();
+    console.log(
+      `counted: total_opens ${fmt(stats.total_opens)} for ${fmt(hits)} answered hits, unique_opens ${fmt(stats.unique_opens)} of ${fmt(MESSAGES)}`,
+    );
   } finally {
     await server.stop();
     await bench.drop();

@@ -66,7 +66,8 @@ function serviceCount(segment: SegmentRow, catalogue: Map<string, FieldKind>): C
  * against `serviceCount`; this one shows what the guard itself costs.
  */
 function handCount(engine: Engine, userId: number, typeId: number): Count {
-  const age = engine === 'postgres' ? sql`(custom_field::jsonb ->> 'age')::numeric` : sql`cast(json_extract(custom_field, '$.age') as real)`;
+  const age =
+    engine === 'postgres' ? sql`(custom_field::jsonb ->> 'age')::numeric` : sql`cast(json_extract(custom_field, '$.age') as real)`;
   return (db) =>
     sql<{ n: number }>`select count(*) as n from contacts
       where user_id = ${userId} and contact_type_id = ${typeId} and deleted_at is null
@@ -149,7 +150,9 @@ async function benchEngine(engine: Engine): Promise<void> {
       log: { info() {}, warn() {}, error() {}, debug() {}, trace() {}, fatal() {}, child: () => deps.log } as unknown as AppDeps['log'],
     } as AppDeps;
     const upload = { contactTypeId: String(typeId), file: { name: 'import.csv', path: csv, isFile: true } };
-    console.log(`\n${engine}: ${fmt(N)} contacts seeded in ${fmt(seeded.ms)} ms; segment: ${SEGMENT.select_field.map((f, i) => `${f} ${SEGMENT.select_operator[i]} ${SEGMENT.value[i]}`).join(' and ')}`);
+    console.log(
+      `\n${engine}: ${fmt(N)} contacts seeded in ${fmt(seeded.ms)} ms; segment: ${SEGMENT.select_field.map((f, i) => `${f} ${SEGMENT.select_operator[i]} ${SEGMENT.value[i]}`).join(' and ')}`,
+    );
 
     // One untimed import, segment and reset first, so every timed run starts from the same state;
     // the segment's stored row gives the baseline its filter.
@@ -163,8 +166,12 @@ async function benchEngine(engine: Engine): Promise<void> {
       // The counts right before the create (medians of three), so drift hits all alike.
       const base = await timeCount(b, baselineCount);
       const byHand = await timeCount(b, hand);
-      if (byHand.result !== base.result) throw new Error(`the hand-written count says ${byHand.result}, the service's filter ${base.result}`);
-      const serial = engine === 'postgres' ? median([await serialCount(b, baselineCount), await serialCount(b, baselineCount), await serialCount(b, baselineCount)]) : base.ms;
+      if (byHand.result !== base.result)
+        throw new Error(`the hand-written count says ${byHand.result}, the service's filter ${base.result}`);
+      const serial =
+        engine === 'postgres'
+          ? median([await serialCount(b, baselineCount), await serialCount(b, baselineCount), await serialCount(b, baselineCount)])
+          : base.ms;
       const created = await timed(() => createSegment(deps, userId, { ...SEGMENT, contact_type_id: typeId }, {}));
       const members = await memberCount(b, created.result);
       if (members !== base.result) throw new Error(`segment has ${members} members, the plain count says ${base.result}`);
@@ -180,7 +187,15 @@ async function benchEngine(engine: Engine): Promise<void> {
       await reset(b, userId);
       const without = await timed(() => importContactsCsv(deps, userId, upload));
       await reset(b, userId);
-      runs.push({ serial, baseline: base.ms, hand: byHand.ms, create: created.ms, importWith: withSeg.ms, importWithout: without.ms, sync: sync.ms });
+      runs.push({
+        serial,
+        baseline: base.ms,
+        hand: byHand.ms,
+        create: created.ms,
+        importWith: withSeg.ms,
+        importWithout: without.ms,
+        sync: sync.ms,
+      });
       console.log(
         `  run ${run + 1}: baseline ${fmt(base.ms, 1)} ms (${fmt(base.result)} match), create ${fmt(created.ms, 1)} ms (${(created.ms / base.ms).toFixed(2)}×), ` +
           `import with segment ${fmt(withSeg.ms, 1)} ms (${fmt(after - base.result)} joined), without ${fmt(without.ms, 1)} ms, recompute ${fmt(sync.ms, 1)} ms`,
@@ -190,12 +205,23 @@ async function benchEngine(engine: Engine): Promise<void> {
     // The median of the per-run ratios: each run's create beside its own baseline.
     const ratio = median(runs.map((r) => r.create / r.baseline));
     console.log(`  median  baseline count(*)            ${fmt(m('baseline'), 1).padStart(9)} ms`);
-    console.log(`  median  hand-written count, plain cast ${fmt(m('hand'), 1).padStart(6)} ms   (create is ${median(runs.map((r) => r.create / r.hand)).toFixed(2)}× this)`);
-    if (engine === 'postgres') console.log(`  median  baseline without parallel workers ${fmt(m('serial'), 1).padStart(5)} ms   (create is ${median(runs.map((r) => r.create / r.serial)).toFixed(2)}× this)`);
-    console.log(`  median  create (full membership)     ${fmt(m('create'), 1).padStart(9)} ms   ratio ${ratio.toFixed(2)}× baseline (median of the runs' ratios)  (target ≤ ${TARGET}× ${ratio <= TARGET ? 'met' : 'MISSED'})`);
+    console.log(
+      `  median  hand-written count, plain cast ${fmt(m('hand'), 1).padStart(6)} ms   (create is ${median(runs.map((r) => r.create / r.hand)).toFixed(2)}× this)`,
+    );
+    if (engine === 'postgres')
+      console.log(
+        `  median  baseline without parallel workers ${fmt(m('serial'), 1).padStart(5)} ms   (create is ${median(runs.map((r) => r.create / r.serial)).toFixed(2)}× this)`,
+      );
+    console.log(
+      `  median  create (full membership)     ${fmt(m('create'), 1).padStart(9)} ms   ratio ${ratio.toFixed(2)}× baseline (median of the runs' ratios)  (target ≤ ${TARGET}× ${ratio <= TARGET ? 'met' : 'MISSED'})`,
+    );
     console.log(`  median  import ${fmt(IMPORT)} with the segment  ${fmt(m('importWith'), 1).padStart(9)} ms`);
-    console.log(`  median  import ${fmt(IMPORT)} without segments  ${fmt(m('importWithout'), 1).padStart(9)} ms   absorbing costs ${fmt(m('importWith') - m('importWithout'), 1)} ms`);
-    console.log(`  median  type-wide recompute (no change) ${fmt(m('sync'), 1).padStart(6)} ms   ratio ${(m('sync') / m('baseline')).toFixed(2)}× baseline`);
+    console.log(
+      `  median  import ${fmt(IMPORT)} without segments  ${fmt(m('importWithout'), 1).padStart(9)} ms   absorbing costs ${fmt(m('importWith') - m('importWithout'), 1)} ms`,
+    );
+    console.log(
+      `  median  type-wide recompute (no change) ${fmt(m('sync'), 1).padStart(6)} ms   ratio ${(m('sync') / m('baseline')).toFixed(2)}× baseline`,
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
     await b.drop();
@@ -203,7 +229,11 @@ async function benchEngine(engine: Engine): Promise<void> {
 }
 
 async function memberCount(b: BenchDatabase, segmentId: number): Promise<number> {
-  const row = await b.db.selectFrom('segment_recipients').select((eb) => eb.fn.countAll<number>().as('n')).where('segment_id', '=', segmentId).executeTakeFirst();
+  const row = await b.db
+    .selectFrom('segment_recipients')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('segment_id', '=', segmentId)
+    .executeTakeFirst();
   return Number(row?.n ?? 0);
 }
 

@@ -28,11 +28,17 @@ async function main(): Promise<void> {
     // auth and details (PostgreSQL: one round trip), no auth. Its ratio to bare is the ceiling for
     // details on this machine and engine.
     const lookup = database.db.selectFrom('accounts').select('id').where('id', '=', 1).compile();
-    app.get('/bench/one-query', { config: { public: true } }, async () => ({ status: 'success', message: (await database.read(lookup)).length }));
+    app.get('/bench/one-query', { config: { public: true } }, async () => ({
+      status: 'success',
+      message: (await database.read(lookup)).length,
+    }));
     // The contact list's page without its total: the same route (auth, query schema, page query,
     // contact types, envelope) with a count that costs nothing. The ceiling of a page with a total.
     app.get('/bench/contacts-page-no-total', { schema: { querystring: ListContactsQuery } }, (req, reply) =>
-      sendList(reply, 'contacts', req.query as { page?: number; per_page?: number }, { ...listContacts(app.deps, req.userId), count: async () => 0 }),
+      sendList(reply, 'contacts', req.query as { page?: number; per_page?: number }, {
+        ...listContacts(app.deps, req.userId),
+        count: async () => 0,
+      }),
     );
   }
   const url = await app.listen({ port: config.port, host: config.host });

@@ -32,9 +32,13 @@ function newest(dir) {
 const sources = Math.max(newest(join(root, 'src')), mtime(join(root, 'tsconfig.json')), mtime(join(root, 'tsconfig.build.json')));
 if (sources > built) {
   process.stderr.write('Sources changed since the last build: compiling (npm run build)…\n');
-  const tsc = spawnSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(root, 'tsconfig.build.json')], {
-    cwd: root,
-    stdio: ['ignore', process.stderr, process.stderr],
-  });
+  const tsc = spawnSync(
+    process.execPath,
+    [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(root, 'tsconfig.build.json')],
+    {
+      cwd: root,
+      stdio: ['ignore', process.stderr, process.stderr],
+    },
+  );
   process.exit(tsc.status ?? 1);
 }

@@ -43,7 +43,12 @@ declare module 'fastify' {
 
 /** Builds the Fastify instance with every plugin and module; never listens. */
 export async function buildApp(deps: AppInput): Promise<App> {
-  const logger = typeof deps.logger === 'object' ? { redact: SECRET_HEADERS, ...deps.logger } : deps.logger === true ? { redact: SECRET_HEADERS } : false;
+  const logger =
+    typeof deps.logger === 'object'
+      ? { redact: SECRET_HEADERS, ...deps.logger }
+      : deps.logger === true
+        ? { redact: SECRET_HEADERS }
+        : false;
   const app = Fastify({
     logger,
     // One line per request, written by registerRequestLog, instead of Fastify's two.

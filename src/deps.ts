@@ -34,4 +34,5 @@ export interface AppDeps {
  * with the app; a given transport belongs to the caller, who closes it. Without `metrics` it
  * creates a fresh registry; without `clock` it reads the system clock.
  */
-export type AppInput = Omit<AppDeps, 'transport' | 'log' | 'metrics' | 'clock'> & Partial<Pick<AppDeps, 'transport' | 'log' | 'metrics' | 'clock'>>;
+export type AppInput = Omit<AppDeps, 'transport' | 'log' | 'metrics' | 'clock'> &
+  Partial<Pick<AppDeps, 'transport' | 'log' | 'metrics' | 'clock'>>;

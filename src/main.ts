@@ -8,7 +8,6 @@ import { queueHooks } from './queue/hooks.js';
 import { startWorker } from './queue/worker.js';
 import { runEntry, StartError, stopOnSignals } from './ops/process.js';
 
-
 /** The one-line explanation of a failure to listen, or null for an unexpected one. */
 function listenProblem(err: unknown, config: Config): string | null {
   const where = `${config.port} on ${config.host}`;

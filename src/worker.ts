@@ -9,7 +9,6 @@ import { queueHooks } from './queue/hooks.js';
 import { startWorker } from './queue/worker.js';
 import { runEntry, StartError, stopOnSignals } from './ops/process.js';
 
-
 /**
  * Process entry of `npm run worker`: a mail queue worker alone, beside the servers and other
  * workers on the same PostgreSQL database (they share the queue with no coordinator). SQLite
@@ -18,7 +17,9 @@ import { runEntry, StartError, stopOnSignals } from './ops/process.js';
 async function main(): Promise<void> {
   const config = loadConfig();
   if (!/^postgres(ql)?:\/\//.test(config.databaseUrl)) {
-    throw new StartError('npm run worker needs PostgreSQL (DATABASE_URL=postgres://…); on SQLite the one worker runs inside the server: npm start.');
+    throw new StartError(
+      'npm run worker needs PostgreSQL (DATABASE_URL=postgres://…); on SQLite the one worker runs inside the server: npm start.',
+    );
   }
   const database = createDb(config.databaseUrl, { server: true });
   await migrateToLatest(database.db);

@@ -11,8 +11,6 @@ import { createDb, type Database } from '../src/db/index.js';
 import { ENGINE, freshDatabase } from './helpers.js';
 import { ROOT, run } from './support/run.js';
 
-
-
 /**
  * The CLI from its TypeScript source (tsx's loader on this Node). The npm scripts run the compiled
  * `dist/cli.js`; test/ops/process.test.ts runs them that way.
@@ -58,13 +56,20 @@ describe('accounts CLI', () => {
   async function api(): Promise<App> {
     if (!app) {
       database = createDb(db.url);
-      app = await buildApp({ config: loadConfig({ DATA_DIR: join(dir, 'data'), RATE_LIMIT_PER_MINUTE: '0' }, { appSecret: 'x' }), database });
+      app = await buildApp({
+        config: loadConfig({ DATA_DIR: join(dir, 'data'), RATE_LIMIT_PER_MINUTE: '0' }, { appSecret: 'x' }),
+        database,
+      });
       await app.ready();
     }
     return app;
   }
   const status = async (keys: { public_key: string; secret_key: string }) =>
-    (await (await api()).inject({ method: 'GET', url: '/contacts-type', headers: { publickey: keys.public_key, secretkey: keys.secret_key } })).statusCode;
+    (
+      await (
+        await api()
+      ).inject({ method: 'GET', url: '/contacts-type', headers: { publickey: keys.public_key, secretkey: keys.secret_key } })
+    ).statusCode;
 
   let created: { user_id: number; public_key: string; secret_key: string };
 

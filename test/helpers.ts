@@ -82,7 +82,12 @@ const checks = new WeakMap<App, OpenApiCheck>();
  * Checks a response of the suite against the app's own OpenAPI document (see OpenApiCheck), so
  * every test that goes through `Client` also checks the document.
  */
-export function checkAgainstDocument(app: App, method: string, url: string, res: { statusCode: number; headers: Record<string, unknown>; rawPayload: Buffer }): void {
+export function checkAgainstDocument(
+  app: App,
+  method: string,
+  url: string,
+  res: { statusCode: number; headers: Record<string, unknown>; rawPayload: Buffer },
+): void {
   let check = checks.get(app);
   if (!check) {
     check = new OpenApiCheck(app.swagger() as unknown as OpenApiDocument);
@@ -117,7 +122,11 @@ export class Client {
     return this.keys ? { publickey: this.keys.public_key, secretkey: this.keys.secret_key, ...extra } : extra;
   }
 
-  async request(method: string, path: string, opts: { query?: object; form?: object; json?: object; headers?: Record<string, string>; payload?: any } = {}): Promise<Response> {
+  async request(
+    method: string,
+    path: string,
+    opts: { query?: object; form?: object; json?: object; headers?: Record<string, string>; payload?: any } = {},
+  ): Promise<Response> {
     const url = opts.query ? `${path}?${qs.stringify(opts.query)}` : path;
     let payload = opts.payload;
     const headers = this.headers(opts.headers);
@@ -168,11 +177,17 @@ export interface TestContext {
  * or to `opts.smtpUrl` (e.g. an SmtpSink's url), or through `opts.transport`; the engine reads
  * `opts.clock` (e.g. a `testClock()`), else the system clock.
  */
-export async function setup(overrides: Partial<Config> = {}, opts: { smtpUrl?: string; transport?: Transport; clock?: Clock } = {}): Promise<TestContext> {
+export async function setup(
+  overrides: Partial<Config> = {},
+  opts: { smtpUrl?: string; transport?: Transport; clock?: Clock } = {},
+): Promise<TestContext> {
   const { database, drop } = await freshDatabase();
   const dataDir = mkdtempSync(join(tmpdir(), 'campaign-test-'));
   const smtp = opts.smtpUrl ? { smtpUrl: opts.smtpUrl } : {};
-  const config = loadConfig({ DATA_DIR: dataDir, RATE_LIMIT_PER_MINUTE: '0', PUBLIC_URL: 'http://localhost:3000' }, { appSecret: 'test-secret', ...smtp, ...overrides });
+  const config = loadConfig(
+    { DATA_DIR: dataDir, RATE_LIMIT_PER_MINUTE: '0', PUBLIC_URL: 'http://localhost:3000' },
+    { appSecret: 'test-secret', ...smtp, ...overrides },
+  );
   const transport = opts.transport ?? createTransport(config);
   const app = await buildApp({ config, database, transport, clock: opts.clock });
   await app.ready();
@@ -196,7 +211,10 @@ export async function setup(overrides: Partial<Config> = {}, opts: { smtpUrl?: s
 }
 
 /** `setup()` with mail going to a real SMTP sink started for it; `close()` stops both. */
-export async function setupWithSink(overrides: Partial<Config> = {}, opts: { clock?: Clock } = {}): Promise<TestContext & { sink: SmtpSink }> {
+export async function setupWithSink(
+  overrides: Partial<Config> = {},
+  opts: { clock?: Clock } = {},
+): Promise<TestContext & { sink: SmtpSink }> {
   const sink = await SmtpSink.start();
   const t = await setup(overrides, { smtpUrl: sink.url, ...opts });
   return {

@@ -51,7 +51,10 @@ export async function benchDatabase(engine: Engine): Promise<BenchDatabase> {
     const database = createDb(url);
     await migrateToLatest(database.db);
     return {
-      engine, url, database, db: database.db,
+      engine,
+      url,
+      database,
+      db: database.db,
       drop: async () => {
         await database.close();
         rmSync(dir, { recursive: true, force: true });
@@ -66,7 +69,10 @@ export async function benchDatabase(engine: Engine): Promise<BenchDatabase> {
   const database = createDb(url);
   await migrateToLatest(database.db);
   return {
-    engine, url, database, db: database.db,
+    engine,
+    url,
+    database,
+    db: database.db,
     drop: async () => {
       await database.close();
       await adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
@@ -132,7 +138,10 @@ export async function seedContacts(
   const from = opts.from ?? 0;
   const batch = opts.batch ?? 100_000;
   const postgres = engineOf(db) === 'postgres';
-  const before = await db.selectFrom('contacts').select((eb) => eb.fn.max('id').as('id')).executeTakeFirst();
+  const before = await db
+    .selectFrom('contacts')
+    .select((eb) => eb.fn.max('id').as('id'))
+    .executeTakeFirst();
   await db.transaction().execute(async (trx) => {
     for (let start = from; start < from + n; start += batch) {
       const end = Math.min(from + n, start + batch) - 1;

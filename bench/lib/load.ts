@@ -45,7 +45,9 @@ export async function runLoad(opts: LoadOptions): Promise<LoadResult> {
     errors: result.errors + result.timeouts,
   };
   if (out.non2xx || out.errors) {
-    throw new Error(`load on ${opts.url}${typeof opts.path === 'string' ? opts.path : ''}: ${out.non2xx} non-2xx responses, ${out.errors} errors`);
+    throw new Error(
+      `load on ${opts.url}${typeof opts.path === 'string' ? opts.path : ''}: ${out.non2xx} non-2xx responses, ${out.errors} errors`,
+    );
   }
   return out;
 }

@@ -61,7 +61,11 @@ export function median(values: number[]): number {
 }
 
 /** Runs `fn` `runs` times (sequentially) and returns each result and the median of `pick`. */
-export async function medianOf<T>(runs: number, fn: (run: number) => Promise<T>, pick: (r: T) => number): Promise<{ results: T[]; median: number }> {
+export async function medianOf<T>(
+  runs: number,
+  fn: (run: number) => Promise<T>,
+  pick: (r: T) => number,
+): Promise<{ results: T[]; median: number }> {
   const results: T[] = [];
   for (let i = 0; i < runs; i++) results.push(await fn(i));
   return { results, median: median(results.map(pick)) };
@@ -96,7 +100,13 @@ export function fmtBytes(bytes: number): string {
  * `details            12,345 req/s   baseline bare 20,000 req/s   ratio 0.62  (target ≥ 0.50 ✓)`.
  * `target` is the minimum ratio, checked when given. Returns the ratio.
  */
-export function printFigure(label: string, value: number, baseline: { label: string; value: number }, unit: string, target?: number): number {
+export function printFigure(
+  label: string,
+  value: number,
+  baseline: { label: string; value: number },
+  unit: string,
+  target?: number,
+): number {
   const ratio = value / baseline.value;
   const check = target === undefined ? '' : `  (target ≥ ${target.toFixed(2)} ${ratio >= target ? 'met' : 'MISSED'})`;
   console.log(

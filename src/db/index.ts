@@ -94,7 +94,8 @@ export function createDb(url: string, options: DbOptions = {}): Database {
   const read = async <R>(q: CompiledQuery<R>): Promise<R[]> =>
     sqlite.inTransaction ? (await db.executeQuery(q)).rows : (statements.prepare(q.sql).all(...(q.parameters as unknown[])) as R[]);
   const close = () => db.destroy();
-  const transactionWithClient = <T>(fn: (trx: Db, client: pg.PoolClient | null) => Promise<T>) => db.transaction().execute((trx) => fn(trx, null));
+  const transactionWithClient = <T>(fn: (trx: Db, client: pg.PoolClient | null) => Promise<T>) =>
+    db.transaction().execute((trx) => fn(trx, null));
   return { db, engine: 'sqlite', read, version: changeCounter(sqlite), transactionWithClient, close };
 }
 

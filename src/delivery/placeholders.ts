@@ -82,7 +82,10 @@ export function recipientValues(r: RecipientInput): Record<string, string> {
   }
   for (const k of TEXT_COLUMNS) out[k] = String(r[k] ?? '');
   out.country = countryName(r.country);
-  out.full_name = [r.first_name, r.last_name].map((s) => (s ?? '').trim()).filter(Boolean).join(' ');
+  out.full_name = [r.first_name, r.last_name]
+    .map((s) => (s ?? '').trim())
+    .filter(Boolean)
+    .join(' ');
   return out;
 }
 

@@ -78,7 +78,9 @@ function footerContent(missing: { address: boolean; unsubscribe: boolean }): str
   const parts: string[] = [];
   if (missing.address) parts.push('((sender_name))<br>((sender_address))');
   if (missing.unsubscribe) {
-    parts.push('<a href="((unsubscribe_preferences))" style="color:#6b7280;text-decoration:underline;">Unsubscribe or manage your email preferences</a>');
+    parts.push(
+      '<a href="((unsubscribe_preferences))" style="color:#6b7280;text-decoration:underline;">Unsubscribe or manage your email preferences</a>',
+    );
   }
   return parts.join('<br><br>');
 }

@@ -125,10 +125,11 @@ export function smtpTransport(url: string, dkim: TransportConfig['dkim']): Trans
 export function outboxTransport(outboxDir: string, dkim: TransportConfig['dkim']): Transport {
   const composer = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'windows', dkim: dkimOptions(dkim) });
   let ready: Promise<unknown> | null = null;
-  const ensureDir = () => (ready ??= mkdir(outboxDir, { recursive: true }).catch((err) => {
-    ready = null;
-    throw err;
-  }));
+  const ensureDir = () =>
+    (ready ??= mkdir(outboxDir, { recursive: true }).catch((err) => {
+      ready = null;
+      throw err;
+    }));
   return tracked(
     async (message) => {
       try {

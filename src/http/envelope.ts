@@ -1,5 +1,8 @@
 /** The success envelope: `{status:'success', message, ...extra}`. */
-export function ok<T, E extends Record<string, unknown> = Record<never, never>>(message: T, extra?: E): { status: 'success'; message: T } & E {
+export function ok<T, E extends Record<string, unknown> = Record<never, never>>(
+  message: T,
+  extra?: E,
+): { status: 'success'; message: T } & E {
   return { status: 'success', message, ...(extra as E) };
 }
 

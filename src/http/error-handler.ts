@@ -125,7 +125,9 @@ export function answerClientError(err: NodeJS.ErrnoException, socket: Socket): v
 }
 
 /** The schema failures of a deferred route (see `deferValidation`), as field errors. */
-export function schemaErrors(request: { validationError?: Error & { validation?: FastifySchemaValidationError[] } }): Record<string, string[]> {
+export function schemaErrors(request: {
+  validationError?: Error & { validation?: FastifySchemaValidationError[] };
+}): Record<string, string[]> {
   const v = request.validationError?.validation;
   return v ? fieldErrorsFromAjv(v) : {};
 }

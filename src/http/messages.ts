@@ -9,7 +9,10 @@ const LABELS: Record<string, string> = { email_owner: 'name' };
 export function label(field: string): string {
   if (LABELS[field]) return LABELS[field];
   const name = field.startsWith('custom_field.') ? field.slice('custom_field.'.length) : field;
-  return name.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase().replace(/_/g, ' ');
+  return name
+    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+    .toLowerCase()
+    .replace(/_/g, ' ');
 }
 
 /** The validation messages, in Laravel's English wording (the API's clients match on these texts). */

@@ -17,16 +17,36 @@ declare module 'fastify' {
 const TAGS: Array<{ name: string; description: string; prefixes: string[] }> = [
   { name: 'Contact types', description: 'Lists that contacts belong to.', prefixes: ['/contacts-type'] },
   { name: 'Contacts', description: 'Contacts, with their custom values; CSV sample and import.', prefixes: ['/contacts/'] },
-  { name: 'Fields', description: 'Reserved fields and the account\'s custom fields.', prefixes: ['/reserve-fields', '/custom-fields'] },
+  { name: 'Fields', description: "Reserved fields and the account's custom fields.", prefixes: ['/reserve-fields', '/custom-fields'] },
   { name: 'Segments', description: 'Contacts of a type that match conditions, plus emails added by hand.', prefixes: ['/segment/'] },
-  { name: 'Unsubscribes', description: 'Global unsubscribes and unsubscribe groups.', prefixes: ['/global-unsubscribes', '/unsubscribes-groups'] },
+  {
+    name: 'Unsubscribes',
+    description: 'Global unsubscribes and unsubscribe groups.',
+    prefixes: ['/global-unsubscribes', '/unsubscribes-groups'],
+  },
   { name: 'Senders', description: 'From addresses, verified by a mailed link.', prefixes: ['/sender', '/senders'] },
   { name: 'Notifications', description: 'Who is mailed about account events.', prefixes: ['/notification-recipient'] },
-  { name: 'Templates', description: 'Shipped design templates, their preview images and the placeholder names.', prefixes: ['/get-design/', '/get-dynamic/', '/images/templates/'] },
-  { name: 'Single sends', description: 'One-off mailings to contact types and segments, at once or scheduled, with their statistics.', prefixes: ['/single-send/', '/single/send/'] },
+  {
+    name: 'Templates',
+    description: 'Shipped design templates, their preview images and the placeholder names.',
+    prefixes: ['/get-design/', '/get-dynamic/', '/images/templates/'],
+  },
+  {
+    name: 'Single sends',
+    description: 'One-off mailings to contact types and segments, at once or scheduled, with their statistics.',
+    prefixes: ['/single-send/', '/single/send/'],
+  },
   { name: 'Geo', description: 'Countries, states and cities (the ids contacts and senders use).', prefixes: ['/get/country-state-city'] },
-  { name: 'Public pages', description: 'The open pixel and the unsubscribe preferences page linked from each mail; no keys needed.', prefixes: ['/t/open/', '/u/'] },
-  { name: 'Operations', description: 'Health, metrics and this reference; no keys needed.', prefixes: ['/health', '/metrics', '/openapi.json', '/docs'] },
+  {
+    name: 'Public pages',
+    description: 'The open pixel and the unsubscribe preferences page linked from each mail; no keys needed.',
+    prefixes: ['/t/open/', '/u/'],
+  },
+  {
+    name: 'Operations',
+    description: 'Health, metrics and this reference; no keys needed.',
+    prefixes: ['/health', '/metrics', '/openapi.json', '/docs'],
+  },
 ];
 
 /** The tag of a route, from its path. */
@@ -38,7 +58,7 @@ export function tagOf(url: string): string | undefined {
 const FORM_TYPES = ['application/x-www-form-urlencoded', 'multipart/form-data', 'application/json'];
 
 const KEYS_NOTE =
-  'Every request carries the account\'s two keys as headers, `PublicKey` and `SecretKey` (both are ' +
+  "Every request carries the account's two keys as headers, `PublicKey` and `SecretKey` (both are " +
   'required; create an account with `npm run accounts:create`). Routes marked without security ' +
   '(health, metrics, this reference, template images, the sender verification page, the open pixel and the unsubscribe page) take none.';
 
@@ -87,8 +107,8 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
       },
       components: {
         securitySchemes: {
-          PublicKey: { type: 'apiKey', in: 'header', name: 'PublicKey', description: 'The account\'s public key (`pk_…`).' },
-          SecretKey: { type: 'apiKey', in: 'header', name: 'SecretKey', description: 'The account\'s secret key (`sk_…`); keep it secret.' },
+          PublicKey: { type: 'apiKey', in: 'header', name: 'PublicKey', description: "The account's public key (`pk_…`)." },
+          SecretKey: { type: 'apiKey', in: 'header', name: 'SecretKey', description: "The account's secret key (`sk_…`); keep it secret." },
         },
       },
       security: [{ PublicKey: [], SecretKey: [] }],
@@ -117,7 +137,12 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
       if (route.url === '/docs' && route.method === 'GET') {
         route.schema = {
           summary: 'This reference, browsable (Swagger UI)',
-          response: { 200: { description: 'The reference page; its scripts and styles are served from /docs/static/.', content: { 'text/html': { schema: { type: 'string' } } } } },
+          response: {
+            200: {
+              description: 'The reference page; its scripts and styles are served from /docs/static/.',
+              content: { 'text/html': { schema: { type: 'string' } } },
+            },
+          },
         };
       }
     });

@@ -108,7 +108,7 @@ export const OkText = Success(Type.String());
 
 /** A create's answer: `{status:'success', message:'<text>', id:<new id>}`. */
 export const OkCreated = Type.Object(
-  { status: Type.Literal('success'), message: Type.String(), id: Type.Integer({ description: 'The new record\'s id.' }) },
+  { status: Type.Literal('success'), message: Type.String(), id: Type.Integer({ description: "The new record's id." }) },
   { description: 'Created.' },
 );
 

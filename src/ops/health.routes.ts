@@ -39,22 +39,33 @@ async function within<T>(ms: number, work: Promise<T>): Promise<T> {
 export async function healthRoutes(app: FastifyInstance): Promise<void> {
   const { db } = app.deps.database;
 
-  app.get('/health/live', { config: { public: true }, schema: { summary: 'Liveness: the process answers', response: { 200: Live } } }, async () => ({ status: 'ok' as const }));
+  app.get(
+    '/health/live',
+    { config: { public: true }, schema: { summary: 'Liveness: the process answers', response: { 200: Live } } },
+    async () => ({ status: 'ok' as const }),
+  );
 
-  app.get('/health/ready', { config: { public: true }, schema: { summary: 'Readiness: the database answers and every migration is applied', response: { 200: Ready, 503: Ready } } }, async (request, reply) => {
-    let pending: string[];
-    try {
-      pending = await within(
-        READY_DEADLINE_MS,
-        sql`select 1`.execute(db).then(() => listPendingMigrations(db)),
-      );
-    } catch (err) {
-      request.log.warn({ err }, 'readiness: the database does not answer');
-      return reply.code(503).send({ status: 'unavailable', database: 'no answer', migrations: 'unknown' });
-    }
-    if (pending.length > 0) {
-      return reply.code(503).send({ status: 'unavailable', database: 'ok', migrations: `not applied: ${pending.join(', ')}` });
-    }
-    return { status: 'ok', database: 'ok', migrations: 'ok' };
-  });
+  app.get(
+    '/health/ready',
+    {
+      config: { public: true },
+      schema: { summary: 'Readiness: the database answers and every migration is applied', response: { 200: Ready, 503: Ready } },
+    },
+    async (request, reply) => {
+      let pending: string[];
+      try {
+        pending = await within(
+          READY_DEADLINE_MS,
+          sql`select 1`.execute(db).then(() => listPendingMigrations(db)),
+        );
+      } catch (err) {
+        request.log.warn({ err }, 'readiness: the database does not answer');
+        return reply.code(503).send({ status: 'unavailable', database: 'no answer', migrations: 'unknown' });
+      }
+      if (pending.length > 0) {
+        return reply.code(503).send({ status: 'unavailable', database: 'ok', migrations: `not applied: ${pending.join(', ')}` });
+      }
+      return { status: 'ok', database: 'ok', migrations: 'ok' };
+    },
+  );
 }

@@ -80,7 +80,10 @@ export async function countOpens(db: Db, messageIds: readonly number[], now: Dat
       .execute();
     const firsts = new Set(first.map((r) => r.id));
     // One statement for the whole batch: the hits per id as a CASE (typed, so PostgreSQL can plan it).
-    const added = sql<number>`case ${sql.ref('id')} ${sql.join(ids.map((id) => sql`when ${id} then cast(${hits.get(id)!} as integer)`), sql` `)} else 0 end`;
+    const added = sql<number>`case ${sql.ref('id')} ${sql.join(
+      ids.map((id) => sql`when ${id} then cast(${hits.get(id)!} as integer)`),
+      sql` `,
+    )} else 0 end`;
     const rows = await trx
       .updateTable('mail_messages')
       .set((eb) => ({ opens: eb('opens', '+', added) }))

@@ -10,8 +10,8 @@ import { TEMPLATE_ASSETS_DIR } from '../modules/templates/templates.catalog.js';
 const PNG_NAME = /^[a-z0-9][a-z0-9_-]*\.png$/;
 
 const schema = {
-  summary: 'A design template\'s preview image',
-  params: Type.Object({ file: Type.String({ description: 'The template\'s `preview_image`.' }) }),
+  summary: "A design template's preview image",
+  params: Type.Object({ file: Type.String({ description: "The template's `preview_image`." }) }),
   response: {
     200: Media('image/png', 'The PNG image; cacheable (`ETag`, one day).', Type.String({ contentMediaType: 'image/png' })),
     304: NotModified,

@@ -25,7 +25,11 @@ export function createOpenBatches(db: Db, clock: Clock): OpenBatches {
       const batch = pending.slice(0, MAX_OPENS_BATCH);
       pending = pending.slice(MAX_OPENS_BATCH);
       try {
-        await countOpens(db, batch.map((p) => p.id), clock.now());
+        await countOpens(
+          db,
+          batch.map((p) => p.id),
+          clock.now(),
+        );
         for (const p of batch) p.done();
       } catch (err) {
         for (const p of batch) p.fail(err);
@@ -43,4 +47,3 @@ export function createOpenBatches(db: Db, clock: Clock): OpenBatches {
     },
   };
 }
-

@@ -15,7 +15,7 @@ function page(title: string, body: string): string {
 
 const schema = {
   summary: 'Verify a sender (the link in the verification mail)',
-  description: 'Opened in a browser from the mail sent to the sender\'s address; answers a small HTML page.',
+  description: "Opened in a browser from the mail sent to the sender's address; answers a small HTML page.",
   querystring: Type.Object({ token: Type.Optional(Type.String({ description: 'The signed token from the mail.' })) }),
   response: {
     200: Media('text/html', 'The sender is verified.'),

@@ -10,7 +10,7 @@ export const PIXEL = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAA
 const schema = {
   summary: 'The open-tracking pixel of a mail',
   description:
-    'Loaded by the recipient\'s mail client from the image in each mail. Always a 1×1 transparent GIF, never cached; ' +
+    "Loaded by the recipient's mail client from the image in each mail. Always a 1×1 transparent GIF, never cached; " +
     'a genuine token counts an open of its message (and, the first time, a unique open); any other token counts nothing.',
   params: Type.Object({ token: Type.String({ maxLength: 2048, description: 'The signed open token from the mail.' }) }),
   response: {

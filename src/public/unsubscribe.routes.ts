@@ -14,7 +14,7 @@ const INVALID = Html('The link is invalid (forged or altered) or its message no 
 const getSchema = {
   summary: 'The unsubscribe preferences page of a mail',
   description:
-    'Opened from the unsubscribe link of a mail: the address\'s state on the account\'s global unsubscribe list and on every ' +
+    "Opened from the unsubscribe link of a mail: the address's state on the account's global unsubscribe list and on every " +
     'unsubscribe group shown on preferences pages (and the group the mail was sent under), as a form. Changes nothing.',
   params,
   response: { 200: Html('The preferences page.'), 404: INVALID },
@@ -23,16 +23,18 @@ const getSchema = {
 const postSchema = {
   summary: 'One-click unsubscribe (RFC 8058), or save the preferences page',
   description:
-    'With `List-Unsubscribe=One-Click` (what mail providers send for the mail\'s `List-Unsubscribe-Post` header): the address ' +
-    'joins the list of the group the mail was sent under. With `preferences=1` (the page\'s form): each offered list ends in ' +
+    "With `List-Unsubscribe=One-Click` (what mail providers send for the mail's `List-Unsubscribe-Post` header): the address " +
+    "joins the list of the group the mail was sent under. With `preferences=1` (the page's form): each offered list ends in " +
     'the chosen state, `global=1` for the global list and `groups` for the groups (a list left out is re-subscribed). ' +
-    'Idempotent; no redirect, no cookies. The first unsubscribe through a mail counts once in its send\'s `unsubscribes`.',
+    "Idempotent; no redirect, no cookies. The first unsubscribe through a mail counts once in its send's `unsubscribes`.",
   params,
   body: Type.Object({
     'List-Unsubscribe': Type.Optional(Type.Literal('One-Click', { description: 'RFC 8058 one-click unsubscribe.' })),
     preferences: Type.Optional(Type.Literal('1', { description: 'The preferences form is being saved.' })),
     global: Type.Optional(Type.Literal('1', { description: 'With `preferences`: on the global unsubscribe list.' })),
-    groups: Type.Optional(Type.Array(Id, { maxItems: 1000, description: 'With `preferences`: the ids of the groups to be unsubscribed from.' })),
+    groups: Type.Optional(
+      Type.Array(Id, { maxItems: 1000, description: 'With `preferences`: the ids of the groups to be unsubscribed from.' }),
+    ),
   }),
   response: {
     200: Html('Done: a short confirmation, or the page again with its saved state.'),
@@ -47,9 +49,17 @@ function html(reply: FastifyReply, status: number, body: string) {
 }
 
 const invalid = (reply: FastifyReply) =>
-  html(reply, 404, messagePage('Link not valid', 'This unsubscribe link is not valid. Use the link from the most recent email you received.'));
+  html(
+    reply,
+    404,
+    messagePage('Link not valid', 'This unsubscribe link is not valid. Use the link from the most recent email you received.'),
+  );
 const unreadable = (reply: FastifyReply) =>
-  html(reply, 400, messagePage('Nothing changed', 'Your choice could not be read. Open the link from your email again and save your preferences.'));
+  html(
+    reply,
+    400,
+    messagePage('Nothing changed', 'Your choice could not be read. Open the link from your email again and save your preferences.'),
+  );
 
 /**
  * `GET /u/<token>` and `POST /u/<token>`: the link in every mail's footer and `List-Unsubscribe`

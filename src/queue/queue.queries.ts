@@ -104,7 +104,10 @@ export async function markSent(db: Db, workerId: string, now: Date, sent: Array<
   if (sent.length === 0) return 0;
   const at = isoMicros(now);
   const ids = sent.map((s) => s.id);
-  const byId = sql.join(sent.map((s) => sql`when ${s.id} then ${s.messageId}`), sql` `);
+  const byId = sql.join(
+    sent.map((s) => sql`when ${s.id} then ${s.messageId}`),
+    sql` `,
+  );
   return db.transaction().execute(async (trx) => {
     const { rows } = await sql<Marked>`
       update mail_messages
@@ -122,12 +125,20 @@ export async function markSent(db: Db, workerId: string, now: Date, sent: Array<
  * tried again; the 5th failure makes it bounced (counted in `bounces`, the address not
  * suppressed: nothing says it is bad for good). Returns the state each held message got.
  */
-export async function markRetry(db: Db, workerId: string, now: Date, failed: Array<{ id: number; error: string }>): Promise<Map<number, MailState>> {
+export async function markRetry(
+  db: Db,
+  workerId: string,
+  now: Date,
+  failed: Array<{ id: number; error: string }>,
+): Promise<Map<number, MailState>> {
   const at = isoMicros(now);
   const outcome = new Map<number, MailState>();
   if (failed.length === 0) return outcome;
   // The wait after the n-th failure, chosen in SQL from the row's own count.
-  const waits = sql.join(BACKOFF_MS.map((_, i) => sql`when ${i} then ${isoMicros(nextAttemptAt(now, i + 1))}`), sql` `);
+  const waits = sql.join(
+    BACKOFF_MS.map((_, i) => sql`when ${i} then ${isoMicros(nextAttemptAt(now, i + 1))}`),
+    sql` `,
+  );
   await db.transaction().execute(async (trx) => {
     const bounced: Marked[] = [];
     for (const f of failed) {

@@ -122,7 +122,8 @@ export function startWorker(deps: AppDeps, hooks: QueueHooks, opts: WorkerOption
         for (const s of batch.sent) metrics.sent.inc({ kind: kindOf.get(s.id) ?? 'system' });
         batch.sent = [];
         const outcome = await markRetry(db, id, now, batch.retries);
-        for (const [mid, state] of outcome) (state === 'bounced' ? metrics.bounced : metrics.retried).inc({ kind: kindOf.get(mid) ?? 'system' });
+        for (const [mid, state] of outcome)
+          (state === 'bounced' ? metrics.bounced : metrics.retried).inc({ kind: kindOf.get(mid) ?? 'system' });
         batch.retries = [];
         await markBounced(db, id, now, batch.bounces);
         for (const b of batch.bounces) metrics.bounced.inc({ kind: kindOf.get(b.id) ?? 'system' });
@@ -296,14 +297,19 @@ export function startWorker(deps: AppDeps, hooks: QueueHooks, opts: WorkerOption
       stopping = true;
       unlisten?.();
       wakeIdle?.();
-      const running = (looping ?? current ?? Promise.resolve()).then(() => undefined, () => undefined);
+      const running = (looping ?? current ?? Promise.resolve()).then(
+        () => undefined,
+        () => undefined,
+      );
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([running, new Promise<void>((r) => (timer = setTimeout(r, stopTimeoutMs)))]);
       clearTimeout(timer);
       // Past the bound, messages still with the transport keep their lease and come back when it ends.
       await flush();
       if (notHanded.size > 0) {
-        await releaseLeases(db, id, clock.now(), [...notHanded]).catch((err) => log.warn({ err, worker: id }, 'mail queue: leases not released'));
+        await releaseLeases(db, id, clock.now(), [...notHanded]).catch((err) =>
+          log.warn({ err, worker: id }, 'mail queue: leases not released'),
+        );
         notHanded.clear();
       }
       if (looping) log.info({ worker: id }, 'mail queue worker stopped');

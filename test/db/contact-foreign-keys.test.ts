@@ -67,18 +67,39 @@ describe('migration 007: contacts get declarative foreign keys', () => {
   after(() => drop());
 
   /** The live contacts' ids and emails, in id order. */
-  const contacts = async () => (await q(sql<{ id: number; email: string }>`select id, email from contacts order by id`)).map((r) => `${r.id}:${r.email}`);
+  const contacts = async () =>
+    (await q(sql<{ id: number; email: string }>`select id, email from contacts order by id`)).map((r) => `${r.id}:${r.email}`);
   /** The names of the indexes on contacts (SQLite keeps them in the schema; PostgreSQL in pg_indexes). */
   const indexes = async () =>
     ENGINE === 'sqlite'
-      ? (await q(sql<{ name: string }>`select name from sqlite_master where type = 'index' and tbl_name = 'contacts' and sql is not null order by name`)).map((r) => r.name)
-      : (await q(sql<{ name: string }>`select indexname as name from pg_indexes where tablename = 'contacts' and indexname <> 'contacts_pkey' order by indexname`)).map((r) => r.name);
+      ? (
+          await q(
+            sql<{
+              name: string;
+            }>`select name from sqlite_master where type = 'index' and tbl_name = 'contacts' and sql is not null order by name`,
+          )
+        ).map((r) => r.name)
+      : (
+          await q(
+            sql<{
+              name: string;
+            }>`select indexname as name from pg_indexes where tablename = 'contacts' and indexname <> 'contacts_pkey' order by indexname`,
+          )
+        ).map((r) => r.name);
 
   it('keeps the rows, their ids and the indexes, and hands out no id twice', async () => {
     const now = '2026-01-01T00:00:00.000000Z';
-    await sql`insert into accounts (name, public_key, secret_hash, created_at, updated_at) values ('A', 'pk_a', 'h', ${now}, ${now}), ('B', 'pk_b', 'h', ${now}, ${now})`.execute(database.db);
-    await sql`insert into contact_types (user_id, name, name_key, created_at, updated_at) values (1, 'T', 't', ${now}, ${now}), (2, 'U', 'u', ${now}, ${now})`.execute(database.db);
-    for (const [user, type, email] of [[1, 1, 'a@example.com'], [1, 1, 'b@example.com'], [2, 2, 'c@example.com']] as const) {
+    await sql`insert into accounts (name, public_key, secret_hash, created_at, updated_at) values ('A', 'pk_a', 'h', ${now}, ${now}), ('B', 'pk_b', 'h', ${now}, ${now})`.execute(
+      database.db,
+    );
+    await sql`insert into contact_types (user_id, name, name_key, created_at, updated_at) values (1, 'T', 't', ${now}, ${now}), (2, 'U', 'u', ${now}, ${now})`.execute(
+      database.db,
+    );
+    for (const [user, type, email] of [
+      [1, 1, 'a@example.com'],
+      [1, 1, 'b@example.com'],
+      [2, 2, 'c@example.com'],
+    ] as const) {
       await sql`insert into contacts (user_id, contact_type_id, email, email_key, country, custom_field, created_at, updated_at)
                 values (${user}, ${type}, ${email}, ${email}, '101', '{"age":"3"}', ${now}, ${now})`.execute(database.db);
     }
@@ -95,10 +116,16 @@ describe('migration 007: contacts get declarative foreign keys', () => {
 
     // The contact type of another account is refused now, on both engines.
     await assert.rejects(
-      sql`insert into contacts (user_id, contact_type_id, email, email_key, country, created_at, updated_at) values (1, 2, 'x@example.com', 'x@example.com', '101', ${now}, ${now})`.execute(database.db),
+      sql`insert into contacts (user_id, contact_type_id, email, email_key, country, created_at, updated_at) values (1, 2, 'x@example.com', 'x@example.com', '101', ${now}, ${now})`.execute(
+        database.db,
+      ),
       { code: FK_VIOLATION },
     );
-    const [created] = await q(sql<{ id: number }>`insert into contacts (user_id, contact_type_id, email, email_key, country, created_at, updated_at) values (1, 1, 'd@example.com', 'd@example.com', '101', ${now}, ${now}) returning id`);
+    const [created] = await q(
+      sql<{
+        id: number;
+      }>`insert into contacts (user_id, contact_type_id, email, email_key, country, created_at, updated_at) values (1, 1, 'd@example.com', 'd@example.com', '101', ${now}, ${now}) returning id`,
+    );
     assert.ok(created.id > 3, `id ${created.id}: the id of the contact deleted before the migration is not reused`);
     await sql`delete from contacts where id = ${created.id}`.execute(database.db);
   });

@@ -35,10 +35,9 @@ describe('contacts and their parents (foreign keys, on both engines)', () => {
   it('takes a contact whose contact type exists, and refuses one whose type does not', async () => {
     await insertContact(a, typeA, 'ok@example.com');
     await assert.rejects(insertContact(a, 999_999, 'orphan@example.com'), { code: FK_VIOLATION });
-    await assert.rejects(
-      sql`update contacts set contact_type_id = 999999 where user_id = ${a}`.execute(database.db),
-      { code: FK_VIOLATION },
-    );
+    await assert.rejects(sql`update contacts set contact_type_id = 999999 where user_id = ${a}`.execute(database.db), {
+      code: FK_VIOLATION,
+    });
     assert.equal(await countContacts(a), 1);
   });
 
@@ -59,7 +58,7 @@ describe('contacts and their parents (foreign keys, on both engines)', () => {
     await sql`delete from contact_types where id = ${empty}`.execute(database.db);
   });
 
-  it('deletes an account\'s contacts and contact types with it', async () => {
+  it("deletes an account's contacts and contact types with it", async () => {
     await insertContact(b, typeB, 'gone@example.com');
     await sql`delete from accounts where id = ${b}`.execute(database.db);
     assert.equal(await countContacts(b), 0);
@@ -74,7 +73,9 @@ describe('contacts and their parents (foreign keys, on both engines)', () => {
     assert.equal(await countContacts(c), 0);
     const typeC = await insertContactType(database.db, c, 'Type C');
     await insertContact(c, typeC, 'own@example.com');
-    await assert.rejects(sql`update contacts set contact_type_id = ${typeA} where user_id = ${c}`.execute(database.db), { code: FK_VIOLATION });
+    await assert.rejects(sql`update contacts set contact_type_id = ${typeA} where user_id = ${c}`.execute(database.db), {
+      code: FK_VIOLATION,
+    });
     await assert.rejects(sql`update contacts set user_id = ${a} where user_id = ${c}`.execute(database.db), { code: FK_VIOLATION });
     assert.equal(await countContacts(c), 1);
   });
@@ -83,7 +84,9 @@ describe('contacts and their parents (foreign keys, on both engines)', () => {
     const other = await insertContactType(database.db, a, 'Type A2');
     await insertContact(a, typeA, 'moving@example.com');
     await sql`update contacts set contact_type_id = ${other} where email_key = 'moving@example.com'`.execute(database.db);
-    const { rows } = await sql<{ t: number }>`select contact_type_id as t from contacts where email_key = 'moving@example.com'`.execute(database.db);
+    const { rows } = await sql<{ t: number }>`select contact_type_id as t from contacts where email_key = 'moving@example.com'`.execute(
+      database.db,
+    );
     assert.equal(rows[0].t, other);
     await sql`delete from contacts where email_key = 'moving@example.com'`.execute(database.db);
   });

@@ -14,10 +14,21 @@ describe('copyRows: COPY into a table on PostgreSQL', { skip: ENGINE !== 'postgr
   });
   after(() => drop());
 
-  const rowsOf = async () => (await sql<{ a: string | null; n: number | null }>`select a, n from copied order by n`.execute(database.db)).rows;
+  const rowsOf = async () =>
+    (await sql<{ a: string | null; n: number | null }>`select a, n from copied order by n`.execute(database.db)).rows;
 
   it('stores any text as it is, empty text as empty and null as null, in one transaction', async () => {
-    const awkward = ['plain', 'a "quoted" word', 'comma, semicolon; tab\there', 'line\nbreak\r\nand CR\r', 'back\\slash \\N', '\\.', '', '  spaces  ', 'Zoë 東京 🙂'];
+    const awkward = [
+      'plain',
+      'a "quoted" word',
+      'comma, semicolon; tab\there',
+      'line\nbreak\r\nand CR\r',
+      'back\\slash \\N',
+      '\\.',
+      '',
+      '  spaces  ',
+      'Zoë 東京 🙂',
+    ];
     await database.transactionWithClient(async (_trx, client) => {
       assert.ok(client, 'PostgreSQL gives the transaction its connection');
       const copy = copyRows(client, 'copied', ['a', 'n']);
@@ -33,7 +44,10 @@ describe('copyRows: COPY into a table on PostgreSQL', { skip: ENGINE !== 'postgr
     await assert.rejects(
       database.transactionWithClient(async (_trx, client) => {
         const copy = copyRows(client!, 'copied', ['a', 'n']);
-        await copy.write([['fine', '1'], ['bad', 'not a number']]);
+        await copy.write([
+          ['fine', '1'],
+          ['bad', 'not a number'],
+        ]);
         await copy.end();
       }),
       { code: '22P02' },

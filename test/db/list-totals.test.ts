@@ -36,8 +36,14 @@ const op: fc.Arbitrary<Op> = fc.oneof(
   { arbitrary: fc.record({ kind: fc.constant('add' as const), type: pick, email }), weight: 4 },
   { arbitrary: fc.record({ kind: fc.constant('update' as const), contact: pick, type: pick, email }), weight: 3 },
   { arbitrary: fc.record({ kind: fc.constant('delete' as const), contact: pick }), weight: 2 },
-  { arbitrary: fc.record({ kind: fc.constant('bulkDelete' as const), contacts: fc.array(pick, { minLength: 1, maxLength: 4 }) }), weight: 1 },
-  { arbitrary: fc.record({ kind: fc.constant('import' as const), type: pick, emails: fc.array(email, { minLength: 1, maxLength: 8 }) }), weight: 3 },
+  {
+    arbitrary: fc.record({ kind: fc.constant('bulkDelete' as const), contacts: fc.array(pick, { minLength: 1, maxLength: 4 }) }),
+    weight: 1,
+  },
+  {
+    arbitrary: fc.record({ kind: fc.constant('import' as const), type: pick, emails: fc.array(email, { minLength: 1, maxLength: 8 }) }),
+    weight: 3,
+  },
   { arbitrary: fc.record({ kind: fc.constant('deleteType' as const), type: pick }), weight: 1 },
   { arbitrary: fc.record({ kind: fc.constant('sqlDelete' as const), contact: pick }), weight: 1 },
   { arbitrary: fc.constant({ kind: 'deleteAccount' as const }), weight: 1 },
@@ -58,9 +64,21 @@ describe('list totals (contacts_count kept by triggers)', () => {
 
   const db = () => t.database.db;
   const liveTypes = (c: Client) =>
-    db().selectFrom('contact_types').select('id').where('user_id', '=', c.keys!.user_id).where('deleted_at', 'is', null).orderBy('id').execute();
+    db()
+      .selectFrom('contact_types')
+      .select('id')
+      .where('user_id', '=', c.keys!.user_id)
+      .where('deleted_at', 'is', null)
+      .orderBy('id')
+      .execute();
   const liveContacts = (c: Client) =>
-    db().selectFrom('contacts').select(['id', 'contact_type_id']).where('user_id', '=', c.keys!.user_id).where('deleted_at', 'is', null).orderBy('id').execute();
+    db()
+      .selectFrom('contacts')
+      .select(['id', 'contact_type_id'])
+      .where('user_id', '=', c.keys!.user_id)
+      .where('deleted_at', 'is', null)
+      .orderBy('id')
+      .execute();
   /** The `k`-th element, cycling; undefined when there is none. */
   const nth = <T>(xs: T[], k: number): T | undefined => (xs.length ? xs[k % xs.length] : undefined);
 
@@ -82,7 +100,9 @@ describe('list totals (contacts_count kept by triggers)', () => {
         const contact = nth(contacts, o.contact);
         const type = nth(types, o.type);
         if (contact && type) {
-          status = (await c.post('/contacts/update', { contact_id: contact.id, contact_type_id: type, email: EMAILS[o.email], country: 101 })).status;
+          status = (
+            await c.post('/contacts/update', { contact_id: contact.id, contact_type_id: type, email: EMAILS[o.email], country: 101 })
+          ).status;
         }
         break;
       }
@@ -155,17 +175,20 @@ describe('list totals (contacts_count kept by triggers)', () => {
 
   it('match a real count after every step of random sequences of operations', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.tuple(step, fc.array(fc.nat({ max: 1 }), { minLength: 3, maxLength: 3 })), { minLength: 1, maxLength: 12 }), async (steps) => {
-        await freshAccounts();
-        for (const [ops, who] of steps) {
-          // Each operation on one of the two accounts; a step's operations run together, but an
-          // account's deletion alone (a request racing its own account's deletion is another matter).
-          const targets = ops.map((o, i) => [accounts[who[i]], o] as const);
-          if (ops.some((o) => o.kind === 'deleteAccount')) for (const [c, o] of targets) await run(c, o);
-          else await Promise.all(targets.map(([c, o]) => run(c, o)));
-          await assertTotals();
-        }
-      }),
+      fc.asyncProperty(
+        fc.array(fc.tuple(step, fc.array(fc.nat({ max: 1 }), { minLength: 3, maxLength: 3 })), { minLength: 1, maxLength: 12 }),
+        async (steps) => {
+          await freshAccounts();
+          for (const [ops, who] of steps) {
+            // Each operation on one of the two accounts; a step's operations run together, but an
+            // account's deletion alone (a request racing its own account's deletion is another matter).
+            const targets = ops.map((o, i) => [accounts[who[i]], o] as const);
+            if (ops.some((o) => o.kind === 'deleteAccount')) for (const [c, o] of targets) await run(c, o);
+            else await Promise.all(targets.map(([c, o]) => run(c, o)));
+            await assertTotals();
+          }
+        },
+      ),
       { numRuns: ENGINE === 'postgres' ? 15 : 25 },
     );
     await assertTotals(true);
@@ -175,15 +198,26 @@ describe('list totals (contacts_count kept by triggers)', () => {
 
   it('counts what a statement of many rows inserts, updates and deletes, and what the account deletion removes', async () => {
     const c = accounts[0];
-    const [one, two] = [await c.post('/contacts-type/add', { name: 'Many one' }), await c.post('/contacts-type/add', { name: 'Many two' })].map((r) => r.body.id as number);
+    const [one, two] = [
+      await c.post('/contacts-type/add', { name: 'Many one' }),
+      await c.post('/contacts-type/add', { name: 'Many two' }),
+    ].map((r) => r.body.id as number);
     const csv = 'email,country\n' + Array.from({ length: 1500 }, (_, i) => `m${i}@example.com,101`).join('\n') + '\n';
     assert.equal((await upload(c, one, csv)).status, 200);
     await sql`update contacts set contact_type_id = ${two} where contact_type_id = ${one} and email_key like 'm1%'`.execute(db());
     await sql`update contacts set deleted_at = 'now' where contact_type_id = ${two} and email_key like 'm10%'`.execute(db());
     await assertTotals();
-    const counts = await db().selectFrom('contact_types').select(['id', 'contacts_count']).where('id', 'in', [one, two]).orderBy('id').execute();
+    const counts = await db()
+      .selectFrom('contact_types')
+      .select(['id', 'contacts_count'])
+      .where('id', 'in', [one, two])
+      .orderBy('id')
+      .execute();
     // m1…: 1, 10–19, 100–199, 1000–1499 = 611 moved; m10…: 10, 100–109, 1000–1099 = 111 of them deleted.
-    assert.deepEqual(counts.map((r) => r.contacts_count), [1500 - 611, 611 - 111]);
+    assert.deepEqual(
+      counts.map((r) => r.contacts_count),
+      [1500 - 611, 611 - 111],
+    );
     await sql`delete from accounts where id = ${c.keys!.user_id}`.execute(db());
     const left = await db().selectFrom('contact_types').select('id').where('id', 'in', [one, two]).execute();
     assert.deepEqual(left, []);

@@ -12,11 +12,31 @@ const mjml = (content: string) =>
   JSON.stringify({
     tagName: 'mjml',
     attributes: {},
-    children: [{ tagName: 'mj-body', attributes: {}, children: [{ tagName: 'mj-section', attributes: {}, children: [{ tagName: 'mj-column', attributes: {}, children: [{ tagName: 'mj-text', attributes: {}, content }] }] }] }],
+    children: [
+      {
+        tagName: 'mj-body',
+        attributes: {},
+        children: [
+          {
+            tagName: 'mj-section',
+            attributes: {},
+            children: [{ tagName: 'mj-column', attributes: {}, children: [{ tagName: 'mj-text', attributes: {}, content }] }],
+          },
+        ],
+      },
+    ],
   });
 
 /** Mumbai, Maharashtra, India in the geo dataset. */
-const SENDER = { from_name: 'Acme Ltd', company_address: '12 Marine Drive', company_address2: 'Floor 3', city_id: 133024, state_id: 4008, zip_code: '400001', country_id: 101 };
+const SENDER = {
+  from_name: 'Acme Ltd',
+  company_address: '12 Marine Drive',
+  company_address2: 'Floor 3',
+  city_id: 133024,
+  state_id: 4008,
+  zip_code: '400001',
+  country_id: 101,
+};
 
 describe('render: placeholders', () => {
   it('escapes a value in the HTML part but keeps it raw in the subject and the text part', async () => {
@@ -82,15 +102,27 @@ describe('render: recipient and sender values', () => {
     assert.equal(senderAddress(SENDER), '12 Marine Drive, Floor 3, Mumbai, Maharashtra 400001, India');
     assert.equal(senderAddress({ company_address: '1 Main St', country_id: 101 }), '1 Main St, India');
     assert.equal(senderAddress({}), '');
-    assert.deepEqual(senderValues(SENDER), { sender_name: 'Acme Ltd', sender_address: '12 Marine Drive, Floor 3, Mumbai, Maharashtra 400001, India' });
+    assert.deepEqual(senderValues(SENDER), {
+      sender_name: 'Acme Ltd',
+      sender_address: '12 Marine Drive, Floor 3, Mumbai, Maharashtra 400001, India',
+    });
   });
 
   it('renders a shipped template with every kind of value', async () => {
     const c = await compileDesign({ design: { templateId: 5 }, subject: 'Receipt for ((full_name))' });
-    const values = { ...recipientValues({ first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.com', country: 101 }), unsubscribe_preferences: 'https://example.com/u/abc?x=1&y=2' };
+    const values = {
+      ...recipientValues({ first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.com', country: 101 }),
+      unsubscribe_preferences: 'https://example.com/u/abc?x=1&y=2',
+    };
     const out = renderFor(c, values, senderValues(SENDER));
     assert.equal(out.subject, 'Receipt for Ada Lovelace');
-    for (const s of ['Thanks for your order, Ada!', 'ada@example.com', 'Acme Ltd', '12 Marine Drive, Floor 3, Mumbai, Maharashtra 400001, India', 'href="https://example.com/u/abc?x=1&amp;y=2"']) {
+    for (const s of [
+      'Thanks for your order, Ada!',
+      'ada@example.com',
+      'Acme Ltd',
+      '12 Marine Drive, Floor 3, Mumbai, Maharashtra 400001, India',
+      'href="https://example.com/u/abc?x=1&amp;y=2"',
+    ]) {
       assert.ok(out.html.includes(s), s);
     }
     assert.ok(out.text.includes('https://example.com/u/abc?x=1&y=2'));
@@ -173,7 +205,10 @@ describe('render: designs', () => {
   it('uses template_html as given', async () => {
     const source = html('<table><tr><td class="x">Exact ((first_name))</td></tr></table>');
     const c = await compileDesign({ design: { templateHtml: source }, subject: 's', footer: false });
-    assert.equal(renderFor(c, { first_name: 'Ada' }).html, source.replace('((first_name))', 'Ada').replace('<title></title>', '<title>s</title>'));
+    assert.equal(
+      renderFor(c, { first_name: 'Ada' }).html,
+      source.replace('((first_name))', 'Ada').replace('<title></title>', '<title>s</title>'),
+    );
   });
 
   it('handles an HTML fragment without <body>: preheader first, footer and pixel last', async () => {
@@ -187,7 +222,10 @@ describe('render: designs', () => {
   });
 
   it('prefers template_json, then template_html, then the shipped template', async () => {
-    const json = await compileDesign({ design: { templateJson: mjml('FROM-JSON'), templateHtml: html('FROM-HTML'), templateId: 2 }, subject: 's' });
+    const json = await compileDesign({
+      design: { templateJson: mjml('FROM-JSON'), templateHtml: html('FROM-HTML'), templateId: 2 },
+      subject: 's',
+    });
     assert.ok(renderFor(json, {}).html.includes('FROM-JSON'));
     const htmlOnly = await compileDesign({ design: { templateJson: '', templateHtml: html('FROM-HTML'), templateId: 2 }, subject: 's' });
     assert.ok(renderFor(htmlOnly, {}).html.includes('FROM-HTML'));
@@ -196,7 +234,10 @@ describe('render: designs', () => {
   });
 
   it('refuses an unknown template id and an unusable design with a DesignError', async () => {
-    await assert.rejects(compileDesign({ design: { templateId: 999 }, subject: 's' }), (e: unknown) => e instanceof DesignError && e.message === 'The selected template id is invalid.');
+    await assert.rejects(
+      compileDesign({ design: { templateId: 999 }, subject: 's' }),
+      (e: unknown) => e instanceof DesignError && e.message === 'The selected template id is invalid.',
+    );
     await assert.rejects(compileDesign({ design: { templateJson: '{"tagName":"div"}' }, subject: 's' }), DesignError);
   });
 
@@ -204,12 +245,21 @@ describe('render: designs', () => {
     assert.equal(await validateDesign(mjml('<p>ok</p>')), null);
     assert.equal(await validateDesign('{nope'), 'The template json must be valid JSON.');
     assert.equal(await validateDesign('[]'), 'The template json must be an MJML document in JSON form: the root element must be "mjml".');
-    assert.equal(await validateDesign('{"tagName":"mjml","children":[]}'), 'The template json must be an MJML document in JSON form: "mjml" must contain an "mj-body" element.');
-    const unknown = JSON.stringify({ tagName: 'mjml', children: [{ tagName: 'mj-body', children: [{ tagName: 'mj-include', attributes: { path: '/etc/passwd' } }] }] });
+    assert.equal(
+      await validateDesign('{"tagName":"mjml","children":[]}'),
+      'The template json must be an MJML document in JSON form: "mjml" must contain an "mj-body" element.',
+    );
+    const unknown = JSON.stringify({
+      tagName: 'mjml',
+      children: [{ tagName: 'mj-body', children: [{ tagName: 'mj-include', attributes: { path: '/etc/passwd' } }] }],
+    });
     assert.equal(await validateDesign(unknown), 'The template json uses an unknown element: mj-include.');
     const badAttr = JSON.stringify({ tagName: 'mjml', children: [{ tagName: 'mj-body', attributes: { width: { x: 1 } } }] });
     assert.match((await validateDesign(badAttr))!, /attribute values of mj-body must be text/);
-    const badContent = JSON.stringify({ tagName: 'mjml', children: [{ tagName: 'mj-body', children: [{ tagName: 'mj-text', content: 5 }] }] });
+    const badContent = JSON.stringify({
+      tagName: 'mjml',
+      children: [{ tagName: 'mj-body', children: [{ tagName: 'mj-text', content: 5 }] }],
+    });
     assert.match((await validateDesign(badContent))!, /"content" of mj-text must be text/);
     // Built as text: JSON.stringify itself would overflow the stack at this depth.
     const deep = '{"tagName":"mj-wrapper","children":['.repeat(100_000) + ']}'.repeat(100_000);
@@ -221,9 +271,15 @@ describe('render: designs', () => {
 
 describe('render: properties', () => {
   const names = [...PLACEHOLDER_NAMES, 'custom_x'];
-  const nasty = fc.string({ unit: fc.constantFrom('a', 'Z', ' ', '<', '>', '&', '"', "'", '(', ')', '/', '\n', 'é', '😀', '=', ';'), maxLength: 30 });
+  const nasty = fc.string({
+    unit: fc.constantFrom('a', 'Z', ' ', '<', '>', '&', '"', "'", '(', ')', '/', '\n', 'é', '😀', '=', ';'),
+    maxLength: 30,
+  });
   const literal = fc.string({ unit: fc.constantFrom('a', 'b', ' ', '.', ',', '(', ')', '-', '\n'), maxLength: 12 });
-  const piece = fc.oneof(literal.map((text) => ({ text })), fc.constantFrom(...names).map((name) => ({ name })));
+  const piece = fc.oneof(
+    literal.map((text) => ({ text })),
+    fc.constantFrom(...names).map((name) => ({ name })),
+  );
   const valuesArb = fc.dictionary(fc.constantFrom(...names), nasty);
 
   const build = (pieces: Array<{ text?: string; name?: string }>) => pieces.map((p) => (p.name ? `((${p.name}))` : p.text)).join('');
@@ -248,7 +304,8 @@ describe('render: properties', () => {
   });
 
   it('renders exactly what a naive replace would, escaped for HTML', async () => {
-    const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+    const esc = (s: string) =>
+      s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
     await fc.assert(
       fc.asyncProperty(fc.array(piece, { maxLength: 20 }), valuesArb, async (pieces, values) => {
         const c = await compileHtml(`<div>${build(pieces)}</div>`);
@@ -262,11 +319,24 @@ describe('render: properties', () => {
 
 describe('render: speed', () => {
   it('renders a shipped design for thousands of recipients without per-recipient compiling', async () => {
-    const c = await compileDesign({ design: { templateId: 2 }, subject: 'Hi ((first_name))', preheader: 'News for ((first_name))', openPixel: true });
+    const c = await compileDesign({
+      design: { templateId: 2 },
+      subject: 'Hi ((first_name))',
+      preheader: 'News for ((first_name))',
+      openPixel: true,
+    });
     const shared = senderValues(SENDER);
     const started = performance.now();
     for (let i = 0; i < 5000; i++) {
-      renderFor(c, { ...recipientValues({ first_name: `Ada${i}`, last_name: 'L', email: `a${i}@example.com` }), unsubscribe_preferences: `https://x.test/u/${i}`, [OPEN_PIXEL]: `https://x.test/t/${i}.gif` }, shared);
+      renderFor(
+        c,
+        {
+          ...recipientValues({ first_name: `Ada${i}`, last_name: 'L', email: `a${i}@example.com` }),
+          unsubscribe_preferences: `https://x.test/u/${i}`,
+          [OPEN_PIXEL]: `https://x.test/t/${i}.gif`,
+        },
+        shared,
+      );
     }
     const perRecipient = (performance.now() - started) / 5000;
     // Generous bound for a shared CI machine; typically well under 0.1 ms.

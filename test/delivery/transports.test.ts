@@ -224,6 +224,9 @@ describe('transport errors and system address', () => {
 
   it('sends the service mails from no-reply at the DKIM domain, else the public host', () => {
     assert.equal(systemFrom({ dkim: null, publicUrl: 'https://mail.acme.test:8443/app' }).address, 'no-reply@mail.acme.test');
-    assert.equal(systemFrom({ dkim: { domain: 'acme.test', selector: 's', privateKey: 'k' }, publicUrl: 'http://localhost:3000' }).address, 'no-reply@acme.test');
+    assert.equal(
+      systemFrom({ dkim: { domain: 'acme.test', selector: 's', privateKey: 'k' }, publicUrl: 'http://localhost:3000' }).address,
+      'no-reply@acme.test',
+    );
   });
 });

@@ -48,7 +48,9 @@ describe('authentication', () => {
   });
 
   it('accepts the header names in any letter case', async () => {
-    const r = await t.anon.request('GET', '/contacts-type', { headers: { PUBLICKEY: t.a.keys!.public_key, secretKey: t.a.keys!.secret_key } });
+    const r = await t.anon.request('GET', '/contacts-type', {
+      headers: { PUBLICKEY: t.a.keys!.public_key, secretKey: t.a.keys!.secret_key },
+    });
     assert.equal(r.status, 200);
   });
 
@@ -71,7 +73,9 @@ describe('authentication', () => {
     const { public_key, secret_key } = t.a.keys!;
     assert.equal((await t.a.get('/contacts-type')).status, 200);
     const last = secret_key.at(-1) === 'A' ? 'B' : 'A';
-    const r = await t.anon.request('GET', '/contacts-type', { headers: { PublicKey: public_key, SecretKey: secret_key.slice(0, -1) + last } });
+    const r = await t.anon.request('GET', '/contacts-type', {
+      headers: { PublicKey: public_key, SecretKey: secret_key.slice(0, -1) + last },
+    });
     assert.equal(r.status, 401);
     assert.deepEqual(r.body, INVALID);
     assert.equal((await t.a.get('/contacts-type')).status, 200);
@@ -80,7 +84,9 @@ describe('authentication', () => {
   it('rejects a disabled account with the same text', async () => {
     const c = new Client(t.app, await createAccount(t.database.db, 'Disabled'));
     assert.equal((await c.get('/contacts-type')).status, 200);
-    await changeAccounts(t.database, () => t.database.db.updateTable('accounts').set({ disabled: 1 }).where('id', '=', c.keys!.user_id).execute());
+    await changeAccounts(t.database, () =>
+      t.database.db.updateTable('accounts').set({ disabled: 1 }).where('id', '=', c.keys!.user_id).execute(),
+    );
     const r = await c.get('/contacts-type');
     assert.equal(r.status, 401);
     assert.deepEqual(r.body, INVALID);
@@ -96,37 +102,45 @@ describe('authentication', () => {
     assert.equal(r.status, 401);
     assert.deepEqual(r.body, INVALID);
     // Only the new public key with the old secret must fail too: the secret was replaced as well.
-    const mixed = await t.anon.request('GET', '/contacts-type', { headers: { PublicKey: fresh.public_key, SecretKey: old.keys!.secret_key } });
+    const mixed = await t.anon.request('GET', '/contacts-type', {
+      headers: { PublicKey: fresh.public_key, SecretKey: old.keys!.secret_key },
+    });
     assert.deepEqual(mixed.body, INVALID);
     assert.equal((await new Client(t.app, fresh).get('/contacts-type')).status, 200);
     assert.equal(await rotateAccountKeys(t.database.db, 999_999), null);
   });
 
-  it('remembers no key on PostgreSQL while it cannot hear of account changes, and listens again', { skip: ENGINE !== 'postgres' && 'PostgreSQL only' }, async () => {
-    const version = t.database.version!;
-    const until = async (ok: () => boolean) => {
-      for (let i = 0; i < 600 && !ok(); i++) await new Promise((r) => setTimeout(r, 10));
-      assert.ok(ok());
-    };
-    // Listening: there is a version, and it holds between changes.
-    const steady = () => {
-      const v = version();
-      return v !== undefined && v === version();
-    };
-    await until(steady);
-    const c = new Client(t.app, await changeAccounts(t.database, () => createAccount(t.database.db, 'Watched')));
-    assert.equal((await c.get('/contacts-type')).status, 200);
-    // The listening connection dies; a rotation committed meanwhile sends a notification nobody hears.
-    await sql`select pg_terminate_backend(pid) from pg_stat_activity where application_name = ${LISTENER_APP} and datname = current_database()`.execute(t.database.db);
-    await until(() => !steady());
-    const fresh = await rotateAccountKeys(t.database.db, c.keys!.user_id);
-    const r = await c.get('/contacts-type');
-    assert.equal(r.status, 401);
-    assert.deepEqual(r.body, INVALID);
-    // It listens again within seconds, and keys are remembered again.
-    await until(steady);
-    assert.equal((await new Client(t.app, fresh!).get('/contacts-type')).status, 200);
-  });
+  it(
+    'remembers no key on PostgreSQL while it cannot hear of account changes, and listens again',
+    { skip: ENGINE !== 'postgres' && 'PostgreSQL only' },
+    async () => {
+      const version = t.database.version!;
+      const until = async (ok: () => boolean) => {
+        for (let i = 0; i < 600 && !ok(); i++) await new Promise((r) => setTimeout(r, 10));
+        assert.ok(ok());
+      };
+      // Listening: there is a version, and it holds between changes.
+      const steady = () => {
+        const v = version();
+        return v !== undefined && v === version();
+      };
+      await until(steady);
+      const c = new Client(t.app, await changeAccounts(t.database, () => createAccount(t.database.db, 'Watched')));
+      assert.equal((await c.get('/contacts-type')).status, 200);
+      // The listening connection dies; a rotation committed meanwhile sends a notification nobody hears.
+      await sql`select pg_terminate_backend(pid) from pg_stat_activity where application_name = ${LISTENER_APP} and datname = current_database()`.execute(
+        t.database.db,
+      );
+      await until(() => !steady());
+      const fresh = await rotateAccountKeys(t.database.db, c.keys!.user_id);
+      const r = await c.get('/contacts-type');
+      assert.equal(r.status, 401);
+      assert.deepEqual(r.body, INVALID);
+      // It listens again within seconds, and keys are remembered again.
+      await until(steady);
+      assert.equal((await new Client(t.app, fresh!).get('/contacts-type')).status, 200);
+    },
+  );
 
   it('stores the secret only as a hash', async () => {
     const row = await t.database.db.selectFrom('accounts').selectAll().where('id', '=', t.a.keys!.user_id).executeTakeFirstOrThrow();

@@ -31,7 +31,10 @@ describe('bad input found by the fuzz test', () => {
         assert.deepEqual(r.body, { status: 'failed', errors: 'The request nests fields more than 32 levels deep.' });
       }
     }
-    const arrays = await t.a.request('POST', '/contacts/bulk-delete', { payload: JSON.stringify({ strIds: [[[[[[1]]]]]] }), headers: { 'content-type': 'application/json' } });
+    const arrays = await t.a.request('POST', '/contacts/bulk-delete', {
+      payload: JSON.stringify({ strIds: [[[[[[1]]]]]] }),
+      headers: { 'content-type': 'application/json' },
+    });
     assert.equal(arrays.status, 422, arrays.text);
   });
 
@@ -46,7 +49,11 @@ describe('bad input found by the fuzz test', () => {
   it('answers a request that is not valid HTTP in the envelope', async () => {
     await t.app.listen({ port: 0, host: '127.0.0.1' });
     const port = (t.app.server.address() as AddressInfo).port;
-    for (const raw of ['GET / HTTP/1.1\r\nBad Header: x\r\n\r\n', 'POST / HTTP/1.1\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab', 'GET /\u00ff HTTP/9\r\n\r\n']) {
+    for (const raw of [
+      'GET / HTTP/1.1\r\nBad Header: x\r\n\r\n',
+      'POST / HTTP/1.1\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab',
+      'GET /\u00ff HTTP/9\r\n\r\n',
+    ]) {
       const text = await new Promise<string>((resolve) => {
         const chunks: Buffer[] = [];
         const socket = net.connect(port, '127.0.0.1', () => socket.write(Buffer.from(raw, 'latin1')));
@@ -60,7 +67,9 @@ describe('bad input found by the fuzz test', () => {
     }
     const huge = await new Promise<string>((resolve) => {
       const chunks: Buffer[] = [];
-      const socket = net.connect(port, '127.0.0.1', () => socket.write(`GET /contacts-type HTTP/1.1\r\nX-Big: ${'x'.repeat(20_000)}\r\n\r\n`));
+      const socket = net.connect(port, '127.0.0.1', () =>
+        socket.write(`GET /contacts-type HTTP/1.1\r\nX-Big: ${'x'.repeat(20_000)}\r\n\r\n`),
+      );
       socket.on('data', (c) => chunks.push(c));
       socket.on('error', () => undefined);
       socket.on('close', () => resolve(Buffer.concat(chunks).toString()));

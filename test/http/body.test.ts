@@ -45,7 +45,10 @@ describe('request body parsing', () => {
     const ids: number[] = [];
     for (let i = 0; i < 30; i++) ids.push(await make.contact(t.a, { contact_type_id: typeId }));
     const payload = ids.map((id, i) => `strIds%5B${i}%5D=${id}`).join('&');
-    const r = await t.a.request('POST', '/contacts/bulk-delete', { payload, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const r = await t.a.request('POST', '/contacts/bulk-delete', {
+      payload,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     assert.equal(r.status, 200, r.text);
     assert.deepEqual(await liveIds(ids), []);
   });
@@ -81,7 +84,14 @@ describe('request body parsing', () => {
 
   it('reads multipart indexed arrays', async () => {
     const ids = [await make.contact(t.a, { contact_type_id: typeId }), await make.contact(t.a, { contact_type_id: typeId })];
-    const r = await t.a.request('POST', '/contacts/bulk-delete', multipart([['strIds[0]', String(ids[0])], ['strIds[1]', String(ids[1])]]));
+    const r = await t.a.request(
+      'POST',
+      '/contacts/bulk-delete',
+      multipart([
+        ['strIds[0]', String(ids[0])],
+        ['strIds[1]', String(ids[1])],
+      ]),
+    );
     assert.equal(r.status, 200, r.text);
     assert.deepEqual(await liveIds(ids), []);
   });
@@ -116,7 +126,10 @@ describe('request body parsing', () => {
 
   it('answers JSON of the wrong shape with 422, never 500', async () => {
     for (const json of [[1, 2], 'text', 42, null, { strIds: 'abc' }, { strIds: [{ a: 1 }] }, { strIds: [] }]) {
-      const r = await t.a.request('POST', '/contacts/bulk-delete', { payload: JSON.stringify(json), headers: { 'content-type': 'application/json' } });
+      const r = await t.a.request('POST', '/contacts/bulk-delete', {
+        payload: JSON.stringify(json),
+        headers: { 'content-type': 'application/json' },
+      });
       assert.ok(r.status >= 400 && r.status < 500, `${JSON.stringify(json)} → ${r.status} ${r.text}`);
       assert.equal(r.body.status, 'failed');
     }
@@ -130,14 +143,22 @@ describe('request body parsing', () => {
       assert.equal(r.status, 400, payload);
       assert.deepEqual(r.body, { status: 'failed', errors: 'The request body must be an object of fields.' });
     }
-    const form = await t.a.post('/contacts/add', { contact_type_id: typeId, email: 'scalar@example.com', country: 101, custom_field: 'abc' });
+    const form = await t.a.post('/contacts/add', {
+      contact_type_id: typeId,
+      email: 'scalar@example.com',
+      country: 101,
+      custom_field: 'abc',
+    });
     assert.equal(form.status, 422);
     assert.deepEqual(form.body, fieldErrors({ custom_field: ['The custom field must be an array.'] }));
   });
 
   it('treats an empty JSON body as no fields, so DELETE with a JSON content type works', async () => {
     const id = await make.contact(t.a, { contact_type_id: typeId });
-    const del = await t.a.request('DELETE', `/contacts/delete?contact_id=${id}`, { payload: '', headers: { 'content-type': 'application/json' } });
+    const del = await t.a.request('DELETE', `/contacts/delete?contact_id=${id}`, {
+      payload: '',
+      headers: { 'content-type': 'application/json' },
+    });
     assert.equal(del.status, 200, del.text);
     const post = await t.a.request('POST', '/contacts/bulk-delete', { payload: '  ', headers: { 'content-type': 'application/json' } });
     assert.equal(post.status, 422);
@@ -161,7 +182,11 @@ describe('request body parsing', () => {
 
   it('removes NUL characters from values and names, which PostgreSQL cannot store', async () => {
     const r = await t.a.post('/contacts/add', {
-      contact_type_id: typeId, email: 'nul@example.com', country: '101', city: 'Pu\u0000ne', 'custom_field[nick\u0000name_text]': 'A\u0000dy',
+      contact_type_id: typeId,
+      email: 'nul@example.com',
+      country: '101',
+      city: 'Pu\u0000ne',
+      'custom_field[nick\u0000name_text]': 'A\u0000dy',
     });
     assert.equal(r.status, 200, r.text);
     const c = (await t.a.get('/contacts/details', { contact_id: r.body.id })).body.message.contact;

@@ -67,7 +67,10 @@ describe('envelope and errors', () => {
   });
 
   it('answers an unsupported content type with 415 and a text', async () => {
-    const r = await t.a.request('POST', '/contacts-type/add', { payload: '<name>x</name>', headers: { 'content-type': 'application/xml' } });
+    const r = await t.a.request('POST', '/contacts-type/add', {
+      payload: '<name>x</name>',
+      headers: { 'content-type': 'application/xml' },
+    });
     assert.equal(r.status, 415);
     assert.equal(r.body.status, 'failed');
     assert.equal(typeof r.body.errors, 'string');
@@ -75,13 +78,23 @@ describe('envelope and errors', () => {
 
   it('answers a body over 10 MB with 413 and stores nothing, for form and JSON bodies', async () => {
     const big = 'x'.repeat(10 * 1024 * 1024 + 10);
-    const form = await t.a.request('POST', '/contacts-type/add', { payload: `name=${big}`, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const form = await t.a.request('POST', '/contacts-type/add', {
+      payload: `name=${big}`,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     assert.equal(form.status, 413);
     assert.deepEqual(form.body, { status: 'failed', errors: 'The request body is too large.' });
-    const json = await t.a.request('POST', '/contacts-type/add', { payload: JSON.stringify({ name: big }), headers: { 'content-type': 'application/json' } });
+    const json = await t.a.request('POST', '/contacts-type/add', {
+      payload: JSON.stringify({ name: big }),
+      headers: { 'content-type': 'application/json' },
+    });
     assert.equal(json.status, 413);
     assert.deepEqual(json.body, { status: 'failed', errors: 'The request body is too large.' });
-    const count = await t.database.db.selectFrom('contact_types').select((e) => e.fn.countAll().as('n')).where('name', 'like', 'xxxx%').executeTakeFirst();
+    const count = await t.database.db
+      .selectFrom('contact_types')
+      .select((e) => e.fn.countAll().as('n'))
+      .where('name', 'like', 'xxxx%')
+      .executeTakeFirst();
     assert.equal(Number(count?.n), 0);
   });
 
@@ -103,7 +116,10 @@ describe('envelope and errors', () => {
   it('accepts a body just under the limit', async () => {
     const name = 'y'.repeat(200);
     const pad = 'z'.repeat(9 * 1024 * 1024);
-    const r = await t.a.request('POST', '/contacts-type/add', { payload: `name=${name}&pad=${pad}`, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const r = await t.a.request('POST', '/contacts-type/add', {
+      payload: `name=${name}&pad=${pad}`,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     assert.equal(r.status, 200, r.text);
   });
 

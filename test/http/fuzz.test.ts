@@ -66,7 +66,21 @@ function sendRaw(port: number, bytes: Buffer): Promise<{ status: number; text: s
 function rawRequest(routes: Route[], keys: { publickey: string; secretkey: string }): fc.Arbitrary<Buffer> {
   const path = fc.tuple(
     fc.constantFrom(...routes.map((r) => r.path.replace(':file', 'x.png'))),
-    fc.constantFrom('', '%', '%zz', '%FF', '%C3%28', '\u00e9', '\u00ff\u00fe', '/%2e%2e/', '?a=%', '?contact_id=%FF', '?contact_id=1&contact_id[]=2', '?strIds[0]=%E2%82', '?\u00e9=\u00ff'),
+    fc.constantFrom(
+      '',
+      '%',
+      '%zz',
+      '%FF',
+      '%C3%28',
+      '\u00e9',
+      '\u00ff\u00fe',
+      '/%2e%2e/',
+      '?a=%',
+      '?contact_id=%FF',
+      '?contact_id=1&contact_id[]=2',
+      '?strIds[0]=%E2%82',
+      '?\u00e9=\u00ff',
+    ),
   );
   const header = fc.constantFrom(
     'Content-Type: application/json',
@@ -90,7 +104,13 @@ function rawRequest(routes: Route[], keys: { publickey: string; secretkey: strin
       path,
       headers: fc.array(header, { maxLength: 6 }),
       auth: fc.boolean(),
-      body: fc.constantFrom('', 'a=1', '{"a":', 'name=\u00ff\u00fe', '--b\r\nContent-Disposition: form-data; name="name"\r\n\r\nx\r\n--b--\r\n'),
+      body: fc.constantFrom(
+        '',
+        'a=1',
+        '{"a":',
+        'name=\u00ff\u00fe',
+        '--b\r\nContent-Disposition: form-data; name="name"\r\n\r\nx\r\n--b--\r\n',
+      ),
     })
     .map(({ method, path, headers, auth, body }) => {
       const lines = [`${method} ${path[0]}${path[1]} HTTP/1.1`, 'Host: localhost', 'Connection: close'];
@@ -99,9 +119,10 @@ function rawRequest(routes: Route[], keys: { publickey: string; secretkey: strin
       const bodyBytes = Buffer.from(body, 'latin1');
       // The body's real length, unless the headers already say (wrongly or twice) how it is framed.
       if (!headers.some((h) => /^(content-length|transfer-encoding)/i.test(h))) lines.push(`Content-Length: ${bodyBytes.length}`);
-      const framed = headers.includes('Transfer-Encoding: chunked') && !headers.includes('Content-Length: 0')
-        ? Buffer.from(`${bodyBytes.length.toString(16)}\r\n${body}\r\n0\r\n\r\n`, 'latin1')
-        : bodyBytes;
+      const framed =
+        headers.includes('Transfer-Encoding: chunked') && !headers.includes('Content-Length: 0')
+          ? Buffer.from(`${bodyBytes.length.toString(16)}\r\n${body}\r\n0\r\n\r\n`, 'latin1')
+          : bodyBytes;
       return Buffer.concat([Buffer.from(lines.join('\r\n') + '\r\n\r\n', 'latin1'), framed]);
     });
 }
@@ -116,7 +137,10 @@ describe('fuzz: malformed requests to every route', () => {
     // The test helpers' setup, with the error log kept.
     const { database, drop } = await freshDatabase();
     const dataDir = mkdtempSync(join(tmpdir(), 'campaign-fuzz-'));
-    const config = loadConfig({ DATA_DIR: dataDir, RATE_LIMIT_PER_MINUTE: '0', PUBLIC_URL: 'http://localhost:3000' }, { appSecret: 'test-secret' });
+    const config = loadConfig(
+      { DATA_DIR: dataDir, RATE_LIMIT_PER_MINUTE: '0', PUBLIC_URL: 'http://localhost:3000' },
+      { appSecret: 'test-secret' },
+    );
     app = await buildApp({ config, database, logger: { level: 'error', stream: { write: (line: string) => logged.push(line) } } });
     await app.ready();
     close = async () => {

@@ -128,7 +128,13 @@ describe('bodies over the limit, over a real connection', () => {
   });
 
   it('still says 100 Continue to a body within the limit, and reads it', async () => {
-    const r = await send({ path: '/contacts-type/add', contentType: 'application/x-www-form-urlencoded', head: 'name=Continued', size: 0, expect: true });
+    const r = await send({
+      path: '/contacts-type/add',
+      contentType: 'application/x-www-form-urlencoded',
+      head: 'name=Continued',
+      size: 0,
+      expect: true,
+    });
     assert.equal(r.continued, true);
     assert.equal(r.status, 200, JSON.stringify(r.body));
     const big = await send({ ...form, head: 'name=Big&pad=', size: 9 * MB, expect: true });
@@ -145,7 +151,12 @@ describe('bodies over the limit, over a real connection', () => {
     `--x\r\nContent-Disposition: form-data; name="file"; filename="big.csv"\r\nContent-Type: text/csv\r\n\r\nemail,country\n`;
 
   it('answers a CSV upload over MAX_CSV_MB with 413, with or without Expect, and stores nothing of it', async () => {
-    const csv = { path: '/contacts/upload-csv', contentType: 'multipart/form-data; boundary=x', head: csvHead(typeId), fill: 'big@example.com,101\n' };
+    const csv = {
+      path: '/contacts/upload-csv',
+      contentType: 'multipart/form-data; boundary=x',
+      head: csvHead(typeId),
+      fill: 'big@example.com,101\n',
+    };
     // Declared: the file plus room for the fields (10 MB) is the most the route reads.
     for (const expect of [false, true]) {
       const r = await send({ ...csv, size: 20 * MB, expect });
@@ -155,7 +166,11 @@ describe('bodies over the limit, over a real connection', () => {
     // Streamed: the file part itself passes MAX_CSV_MB (1 MB here).
     for (const expect of [false, true]) {
       const r = await send({ ...csv, size: 20 * MB, chunked: true, expect });
-      assert.deepEqual([r.status, r.body], [413, { status: 'failed', errors: 'The file must not be greater than 1024 kilobytes.' }], `streamed, expect=${expect}`);
+      assert.deepEqual(
+        [r.status, r.body],
+        [413, { status: 'failed', errors: 'The file must not be greater than 1024 kilobytes.' }],
+        `streamed, expect=${expect}`,
+      );
       assert.ok(r.sentBeforeAnswer < 20 * MB);
     }
     const stored = await t.database.db.selectFrom('contacts').select('id').where('email', '=', 'big@example.com').execute();

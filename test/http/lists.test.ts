@@ -16,10 +16,24 @@ describe('lists', () => {
     const rows = [];
     for (let i = 0; i < MANY; i++) {
       const email = `bulk${i}@example.com`;
-      rows.push({ user_id: t.a.keys!.user_id, contact_type_id: typeId, first_name: `F${i}`, last_name: 'L', email, email_key: email, country: '101', created_at: now, updated_at: now });
+      rows.push({
+        user_id: t.a.keys!.user_id,
+        contact_type_id: typeId,
+        first_name: `F${i}`,
+        last_name: 'L',
+        email,
+        email_key: email,
+        country: '101',
+        created_at: now,
+        updated_at: now,
+      });
     }
     // Inserted directly: the API path is tested elsewhere, this is about the list's batching.
-    for (let i = 0; i < rows.length; i += 500) await t.database.db.insertInto('contacts').values(rows.slice(i, i + 500)).execute();
+    for (let i = 0; i < rows.length; i += 500)
+      await t.database.db
+        .insertInto('contacts')
+        .values(rows.slice(i, i + 500))
+        .execute();
     await make.contact(t.b);
   });
   after(() => t.close());
@@ -85,7 +99,10 @@ describe('lists', () => {
   it('rejects bad paging values with field errors', async () => {
     const r = await t.a.get('/contacts/list', { page: 0, per_page: 1001 });
     assert.equal(r.status, 422);
-    assert.deepEqual(r.body, fieldErrors({ page: ['The page must be at least 1.'], per_page: ['The per page must not be greater than 1000.'] }));
+    assert.deepEqual(
+      r.body,
+      fieldErrors({ page: ['The page must be at least 1.'], per_page: ['The per page must not be greater than 1000.'] }),
+    );
     const text = await t.a.get('/contacts/list', { page: 'abc' });
     assert.deepEqual(text.body, fieldErrors({ page: ['The page must be an integer.'] }));
   });

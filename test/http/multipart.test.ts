@@ -11,12 +11,20 @@ const field = (name: string, value: string) => `--x\r\nContent-Disposition: form
 const BROKEN: Array<[string, string, string]> = [
   ['no boundary parameter', 'multipart/form-data', field('name', 'v') + '--x--\r\n'],
   ['an empty boundary', 'multipart/form-data; boundary=', '--\r\n\r\n'],
-  ['a boundary over 70 characters that busboy cannot search for', `multipart/form-data; boundary=${'b'.repeat(300)}`, `--${'b'.repeat(300)}\r\n`],
+  [
+    'a boundary over 70 characters that busboy cannot search for',
+    `multipart/form-data; boundary=${'b'.repeat(300)}`,
+    `--${'b'.repeat(300)}\r\n`,
+  ],
   ['a boundary that is not the one in the body', 'multipart/form-data; boundary=other', field('name', 'v') + '--x--\r\n'],
   ['a body cut off inside a part', 'multipart/form-data; boundary=x', field('name', 'v').slice(0, -4)],
   ['a body cut off inside the part headers', 'multipart/form-data; boundary=x', '--x\r\nContent-Disposition: form-da'],
   ['junk bytes', 'multipart/form-data; boundary=x', '\u0000\u0001\u00ffjunk'],
-  ['an invalid JSON field', 'multipart/form-data; boundary=x', '--x\r\nContent-Disposition: form-data; name="name"\r\nContent-Type: application/json\r\n\r\n{bad\r\n--x--\r\n'],
+  [
+    'an invalid JSON field',
+    'multipart/form-data; boundary=x',
+    '--x\r\nContent-Disposition: form-data; name="name"\r\nContent-Type: application/json\r\n\r\n{bad\r\n--x--\r\n',
+  ],
 ];
 
 describe('malformed multipart bodies', () => {
@@ -57,8 +65,13 @@ describe('malformed multipart bodies', () => {
   });
 
   it('stores nothing from a broken CSV upload', async () => {
-    const payload = field('contact_type_id', String(typeId)) + '--x\r\nContent-Disposition: form-data; name="file"; filename="c.csv"\r\n\r\nemail\nz@example.com\n';
-    const r = await t.a.request('POST', '/contacts/upload-csv', { payload, headers: { 'content-type': 'multipart/form-data; boundary=x' } });
+    const payload =
+      field('contact_type_id', String(typeId)) +
+      '--x\r\nContent-Disposition: form-data; name="file"; filename="c.csv"\r\n\r\nemail\nz@example.com\n';
+    const r = await t.a.request('POST', '/contacts/upload-csv', {
+      payload,
+      headers: { 'content-type': 'multipart/form-data; boundary=x' },
+    });
     assert.deepEqual([r.status, r.body], [400, MALFORMED]);
     const rows = await t.database.db.selectFrom('contacts').select('id').where('email', '=', 'z@example.com').execute();
     assert.deepEqual(rows, []);

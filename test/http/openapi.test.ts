@@ -4,7 +4,17 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { setup, type TestContext } from '../helpers.js';
 import { OpenApiCheck, type OpenApiDocument } from '../support/openapi-check.js';
 
-const PUBLIC = ['/openapi.json', '/docs', '/images/templates/{file}', '/sender/verify', '/t/open/{token}.gif', '/u/{token}', '/health/live', '/health/ready', '/metrics'];
+const PUBLIC = [
+  '/openapi.json',
+  '/docs',
+  '/images/templates/{file}',
+  '/sender/verify',
+  '/t/open/{token}.gif',
+  '/u/{token}',
+  '/health/live',
+  '/health/ready',
+  '/metrics',
+];
 const FORM_TYPES = ['application/x-www-form-urlencoded', 'multipart/form-data', 'application/json'];
 
 /**
@@ -21,7 +31,8 @@ function registeredRoutes(tree: string): string[] {
     stack.length = depth;
     const path = (depth ? stack[depth - 1] : '') + m[2];
     stack.push(path);
-    for (const method of (m[3] ?? '').split(', ').filter((x) => x && x !== 'HEAD')) out.push(`${method} ${path.replace(/:(\w+)/g, '{$1}')}`);
+    for (const method of (m[3] ?? '').split(', ').filter((x) => x && x !== 'HEAD'))
+      out.push(`${method} ${path.replace(/:(\w+)/g, '{$1}')}`);
   }
   return out;
 }
@@ -48,12 +59,19 @@ describe('the OpenAPI document', () => {
       // Swagger UI's scripts, styles and its copies of the document are not API operations.
       .filter((r) => !/ \/docs./.test(r));
     assert.ok(routes.length > 50, `only ${routes.length} routes found`);
-    const documented = Object.entries(doc.paths as Record<string, object>).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`));
+    const documented = Object.entries(doc.paths as Record<string, object>).flatMap(([path, ops]) =>
+      Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`),
+    );
     assert.deepEqual([...documented].sort(), [...routes].sort());
   });
 
   it('names the key headers as security schemes, required everywhere but on public routes', () => {
-    assert.deepEqual(doc.components.securitySchemes.PublicKey, { type: 'apiKey', in: 'header', name: 'PublicKey', description: doc.components.securitySchemes.PublicKey.description });
+    assert.deepEqual(doc.components.securitySchemes.PublicKey, {
+      type: 'apiKey',
+      in: 'header',
+      name: 'PublicKey',
+      description: doc.components.securitySchemes.PublicKey.description,
+    });
     assert.equal(doc.components.securitySchemes.SecretKey.name, 'SecretKey');
     assert.deepEqual(doc.security, [{ PublicKey: [], SecretKey: [] }]);
     for (const [path, ops] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
@@ -81,13 +99,20 @@ describe('the OpenAPI document', () => {
     assert.deepEqual(add['multipart/form-data'].schema.required, ['contact_type_id', 'email', 'country']);
     const upload = doc.paths['/contacts/upload-csv'].post.requestBody.content;
     assert.deepEqual(Object.keys(upload), ['multipart/form-data']);
-    assert.deepEqual(upload['multipart/form-data'].schema.properties.file, { type: 'string', format: 'binary', description: upload['multipart/form-data'].schema.properties.file.description });
+    assert.deepEqual(upload['multipart/form-data'].schema.properties.file, {
+      type: 'string',
+      format: 'binary',
+      description: upload['multipart/form-data'].schema.properties.file.description,
+    });
     assert.equal(upload['multipart/form-data'].schema.properties.contact_type_id.type, 'integer');
   });
 
   it('documents query fields, failures with descriptions, and non-JSON media types', () => {
     const details = doc.paths['/contacts/details'].get;
-    assert.deepEqual(details.parameters.map((p: any) => [p.in, p.name]), [['query', 'contact_id']]);
+    assert.deepEqual(
+      details.parameters.map((p: any) => [p.in, p.name]),
+      [['query', 'contact_id']],
+    );
     for (const code of ['400', '401', '404', '413', '415', '422', '429', '500']) {
       assert.ok(details.responses[code].description.length > 10, code);
       assert.equal(details.responses[code].content['application/json'].schema.properties.status.enum[0], 'failed');
@@ -146,7 +171,10 @@ describe('the response check of the test helpers', () => {
       '/things/{id}': {
         get: {
           responses: {
-            200: { description: 'ok', content: { 'application/json': { schema: { type: 'object', required: ['id'], properties: { id: { type: 'integer' } } } } } },
+            200: {
+              description: 'ok',
+              content: { 'application/json': { schema: { type: 'object', required: ['id'], properties: { id: { type: 'integer' } } } } },
+            },
             304: { description: 'not modified' },
           },
         },
@@ -155,7 +183,11 @@ describe('the response check of the test helpers', () => {
     },
   };
   const check = new OpenApiCheck(doc);
-  const json = (status: number, body: string, type = 'application/json; charset=utf-8') => ({ status, headers: { 'content-type': type }, rawPayload: Buffer.from(body) });
+  const json = (status: number, body: string, type = 'application/json; charset=utf-8') => ({
+    status,
+    headers: { 'content-type': type },
+    rawPayload: Buffer.from(body),
+  });
 
   it('accepts what the document says, on the template path and the static one', () => {
     check.check('GET', '/things/7?x=1', json(200, '{"id":7}'));

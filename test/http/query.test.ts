@@ -7,8 +7,36 @@ import { make, setup, type TestContext } from '../helpers.js';
 
 /** Pieces of flat query strings whose every escape is well formed. */
 const WELL_FORMED = [
-  'a', 'b', 'id', 'é', '😀', ' ', '=', '&', '&&', '+', '%20', '%2B', '%2b', '%25', '%26', '%3D', '%41', '%C3%A9',
-  '%E2%82%AC', '%F0%9F%98%80', '%00', ';', '?', '#', ']', '.', 'toString', '__proto__', 'constructor', 'hasOwnProperty',
+  'a',
+  'b',
+  'id',
+  'é',
+  '😀',
+  ' ',
+  '=',
+  '&',
+  '&&',
+  '+',
+  '%20',
+  '%2B',
+  '%2b',
+  '%25',
+  '%26',
+  '%3D',
+  '%41',
+  '%C3%A9',
+  '%E2%82%AC',
+  '%F0%9F%98%80',
+  '%00',
+  ';',
+  '?',
+  '#',
+  ']',
+  '.',
+  'toString',
+  '__proto__',
+  'constructor',
+  'hasOwnProperty',
 ];
 /** Pieces that make an escape malformed: not hex, cut short, or not UTF-8. */
 const MALFORMED = ['%', '%2', '%zz', '%G1', '%FF', '%C3', '%E2%82', '%ED%A0%80'];
@@ -107,7 +135,14 @@ describe('query strings with prototype names, over HTTP', () => {
   after(() => t.close());
 
   it('answers as if the extra names were not there', async () => {
-    for (const extra of ['toString=1', 'valueOf=1&hasOwnProperty=2', '__proto__=x', '__proto__[polluted]=1', 'constructor[prototype]=1', 'constructor=1']) {
+    for (const extra of [
+      'toString=1',
+      'valueOf=1&hasOwnProperty=2',
+      '__proto__=x',
+      '__proto__[polluted]=1',
+      'constructor[prototype]=1',
+      'constructor=1',
+    ]) {
       const r = await t.a.request('GET', `/contacts/details?contact_id=${contactId}&${extra}`);
       assert.equal(r.status, 200, `${extra}: ${r.text}`);
       assert.equal(r.body.message.contact.id, contactId);

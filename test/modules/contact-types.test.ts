@@ -51,7 +51,10 @@ describe('contact types', () => {
     assert.deepEqual(Object.keys(list[0]), ['id', 'user_id', 'name', 'deleted_at', 'created_at', 'updated_at', 'contacts_count']);
     assert.match(list[0].created_at, TS);
     const ids = list.map((x: { id: number }) => x.id);
-    assert.deepEqual(ids, [...ids].sort((x, y) => y - x));
+    assert.deepEqual(
+      ids,
+      [...ids].sort((x, y) => y - x),
+    );
     const other = await t.b.get('/contacts-type');
     assert.ok(other.body.message.contactTypes.every((x: { user_id: number }) => x.user_id === t.b.keys!.user_id));
   });

@@ -30,13 +30,19 @@ describe('contacts CSV import: refused requests and files, and the sample', () =
     assert.equal(txt.status, 422);
     assert.deepEqual(txt.body, fieldErrors({ file: ['The file must be a file of type: csv.'] }));
     const none = await upload(t.a, undefined);
-    assert.deepEqual(none.body, fieldErrors({ contact_type_id: ['The contact type id field is required.'], file: ['The file field is required.'] }));
+    assert.deepEqual(
+      none.body,
+      fieldErrors({ contact_type_id: ['The contact type id field is required.'], file: ['The file field is required.'] }),
+    );
     const form = await t.a.post('/contacts/upload-csv', { contact_type_id: 'abc' });
-    assert.deepEqual(form.body, fieldErrors({ contact_type_id: ['The contact type id must be an integer.'], file: ['The file field is required.'] }));
+    assert.deepEqual(
+      form.body,
+      fieldErrors({ contact_type_id: ['The contact type id must be an integer.'], file: ['The file field is required.'] }),
+    );
     assert.equal((await contactsOf(t.a, type)).size, 0);
   });
 
-  it('rejects an unknown, deleted or other account\'s contact type and imports nothing', async () => {
+  it("rejects an unknown, deleted or other account's contact type and imports nothing", async () => {
     const foreign = await make.contactType(t.b);
     const csv = 'email,country\nnope@example.com,101\n';
     for (const id of [foreign, 999999, 0, '99999999999']) {
@@ -46,7 +52,10 @@ describe('contacts CSV import: refused requests and files, and the sample', () =
     }
     const deleted = await make.contactType(t.a);
     await t.a.delete('/contacts-type/delete', { contact_type_id: deleted });
-    assert.deepEqual((await upload(t.a, deleted, csv)).body, fieldErrors({ contact_type_id: ['The selected contact type id is invalid.'] }));
+    assert.deepEqual(
+      (await upload(t.a, deleted, csv)).body,
+      fieldErrors({ contact_type_id: ['The selected contact type id is invalid.'] }),
+    );
     assert.equal((await contactsOf(t.b, foreign)).size, 0);
     assert.equal((await contactsOf(t.a, foreign)).size, 0);
   });
@@ -76,15 +85,25 @@ describe('contacts CSV import: refused requests and files, and the sample', () =
 
   it('answers 400 to a broken multipart body and 422 to two files, never 500', async () => {
     const type = await make.contactType(t.a);
-    const noBoundary = await t.a.request('POST', '/contacts/upload-csv', { payload: 'garbage', headers: { 'content-type': 'multipart/form-data' } });
+    const noBoundary = await t.a.request('POST', '/contacts/upload-csv', {
+      payload: 'garbage',
+      headers: { 'content-type': 'multipart/form-data' },
+    });
     assert.equal(noBoundary.status, 400);
     assert.deepEqual(noBoundary.body, { status: 'failed', errors: 'The multipart body is malformed.' });
     const cut = `--xyz\r\nContent-Disposition: form-data; name="contact_type_id"\r\n\r\n${type}\r\n--xyz\r\nContent-Disposition: form-data; name="file"; filename="a.csv"\r\n\r\nemail,country\r\ncut@example.com,101\r\n`;
-    const truncated = await t.a.request('POST', '/contacts/upload-csv', { payload: cut, headers: { 'content-type': 'multipart/form-data; boundary=xyz' } });
+    const truncated = await t.a.request('POST', '/contacts/upload-csv', {
+      payload: cut,
+      headers: { 'content-type': 'multipart/form-data; boundary=xyz' },
+    });
     assert.equal(truncated.status, 400);
-    const file = (name: string) => `--xyz\r\nContent-Disposition: form-data; name="file"; filename="${name}"\r\n\r\nemail,country\r\n${name}@example.com,101\r\n`;
+    const file = (name: string) =>
+      `--xyz\r\nContent-Disposition: form-data; name="file"; filename="${name}"\r\n\r\nemail,country\r\n${name}@example.com,101\r\n`;
     const two = `--xyz\r\nContent-Disposition: form-data; name="contact_type_id"\r\n\r\n${type}\r\n${file('one.csv')}${file('two.csv')}--xyz--\r\n`;
-    const twoFiles = await t.a.request('POST', '/contacts/upload-csv', { payload: two, headers: { 'content-type': 'multipart/form-data; boundary=xyz' } });
+    const twoFiles = await t.a.request('POST', '/contacts/upload-csv', {
+      payload: two,
+      headers: { 'content-type': 'multipart/form-data; boundary=xyz' },
+    });
     assert.equal(twoFiles.status, 422);
     assert.deepEqual(twoFiles.body, fieldErrors({ file: ['Only one file may be uploaded.'] }));
     assert.equal((await contactsOf(t.a, type)).size, 0);
@@ -99,19 +118,40 @@ describe('contacts CSV import: refused requests and files, and the sample', () =
   });
 
   it('downloads a sample with every importable column, custom fields included, that imports back', async () => {
-    for (const [field_name, field_type] of [['member_since', 'datetime-local'], ['loyalty_points', 'number']]) {
+    for (const [field_name, field_type] of [
+      ['member_since', 'datetime-local'],
+      ['loyalty_points', 'number'],
+    ]) {
       assert.equal((await t.a.post('/custom-fields/save', { field_name, field_type })).status, 200);
     }
     const r = await t.a.get('/contacts/csv-sample/download');
     assert.equal(r.status, 200);
     assert.equal(r.headers['content-type'], 'text/csv; charset=utf-8');
     assert.match(String(r.headers['content-disposition']), /^attachment; filename="[\w-]+\.csv"$/);
-    const lines = r.text.replace(/^\uFEFF/, '').trimEnd().split('\r\n');
+    const lines = r.text
+      .replace(/^\uFEFF/, '')
+      .trimEnd()
+      .split('\r\n');
     assert.equal(lines.length, 3);
     const header = lines[0].split(',');
     assert.deepEqual(header.slice(0, 17), [
-      'first_name', 'last_name', 'email', 'alt_email', 'country', 'state', 'city', 'address_line1', 'address_line2',
-      'state_province_region', 'postal_code', 'father_name', 'designation', 'company_name', 'age', 'birth_date', 'join_date',
+      'first_name',
+      'last_name',
+      'email',
+      'alt_email',
+      'country',
+      'state',
+      'city',
+      'address_line1',
+      'address_line2',
+      'state_province_region',
+      'postal_code',
+      'father_name',
+      'designation',
+      'company_name',
+      'age',
+      'birth_date',
+      'join_date',
     ]);
     assert.ok(header.includes('member_since'));
     assert.ok(header.includes('loyalty_points'));

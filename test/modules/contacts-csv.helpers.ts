@@ -3,13 +3,21 @@ import { randomBytes } from 'node:crypto';
 import type { Client } from '../helpers.js';
 
 /** A multipart body built by hand: fields and an optional file part, the file first or last. */
-export function multipart(fields: Record<string, string | number>, file?: { content: string | Buffer; name?: string; field?: string }, fileFirst = false) {
+export function multipart(
+  fields: Record<string, string | number>,
+  file?: { content: string | Buffer; name?: string; field?: string },
+  fileFirst = false,
+) {
   const boundary = '----csv' + randomBytes(8).toString('hex');
   const parts: Buffer[] = [];
-  const fieldParts = Object.entries(fields).map(([k, v]) => Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`));
+  const fieldParts = Object.entries(fields).map(([k, v]) =>
+    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`),
+  );
   const fileParts = file
     ? [
-        Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${file.field ?? 'file'}"; filename="${file.name ?? 'contacts.csv'}"\r\nContent-Type: text/csv\r\n\r\n`),
+        Buffer.from(
+          `--${boundary}\r\nContent-Disposition: form-data; name="${file.field ?? 'file'}"; filename="${file.name ?? 'contacts.csv'}"\r\nContent-Type: text/csv\r\n\r\n`,
+        ),
         Buffer.isBuffer(file.content) ? file.content : Buffer.from(file.content),
         Buffer.from('\r\n'),
       ]
@@ -18,7 +26,12 @@ export function multipart(fields: Record<string, string | number>, file?: { cont
   return { payload: Buffer.concat(parts), headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
 }
 
-export function upload(c: Client, contactTypeId: number | string | undefined, csv?: string | Buffer, opts: { name?: string; fileFirst?: boolean } = {}) {
+export function upload(
+  c: Client,
+  contactTypeId: number | string | undefined,
+  csv?: string | Buffer,
+  opts: { name?: string; fileFirst?: boolean } = {},
+) {
   const fields: Record<string, string | number> = contactTypeId === undefined ? {} : { contact_type_id: contactTypeId };
   const body = multipart(fields, csv === undefined ? undefined : { content: csv, name: opts.name }, opts.fileFirst);
   return c.request('POST', '/contacts/upload-csv', body);

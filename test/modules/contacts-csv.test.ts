@@ -73,7 +73,8 @@ describe('contacts CSV import', () => {
 
   it('reads RFC 4180 quoting: commas, doubled quotes and line breaks inside values', async () => {
     const type = await make.contactType(t.a);
-    const csv = 'email,country,address_line1,company_name,city\n"q@example.com",101,"1 Main St, Apt ""B""","Line one\r\nLine two",Delhi\nafter@example.com,101,,,Agra\n';
+    const csv =
+      'email,country,address_line1,company_name,city\n"q@example.com",101,"1 Main St, Apt ""B""","Line one\r\nLine two",Delhi\nafter@example.com,101,,,Agra\n';
     const r = await upload(t.a, type, csv);
     assert.deepEqual(r.body, imported(2, 0, 0));
     const contacts = await contactsOf(t.a, type);
@@ -86,7 +87,8 @@ describe('contacts CSV import', () => {
 
   it('takes the country as an id, a name or an ISO-2 code; skips and reports a missing or unknown one', async () => {
     const type = await make.contactType(t.a);
-    const csv = 'email,country\nid@example.com,101\nname@example.com,germany\niso@example.com,FR\nnone@example.com,\nbad@example.com,Atlantis\n';
+    const csv =
+      'email,country\nid@example.com,101\nname@example.com,germany\niso@example.com,FR\nnone@example.com,\nbad@example.com,Atlantis\n';
     const r = await upload(t.a, type, csv);
     assert.deepEqual(
       r.body,
@@ -104,7 +106,8 @@ describe('contacts CSV import', () => {
 
   it('skips and reports rows with a missing or invalid email and values that do not fit their type', async () => {
     const type = await make.contactType(t.a);
-    const csv = 'email,country,age,join_date,alt_email\n,101,,,\nnot-an-email,101,,,\nok@example.com,101,30,2024-01-02T03:04,\nage@example.com,101,thirty,2024-02-30T10:00,\nalt@example.com,101,,,nope\n';
+    const csv =
+      'email,country,age,join_date,alt_email\n,101,,,\nnot-an-email,101,,,\nok@example.com,101,30,2024-01-02T03:04,\nage@example.com,101,thirty,2024-02-30T10:00,\nalt@example.com,101,,,nope\n';
     const r = await upload(t.a, type, csv);
     assert.deepEqual(
       r.body,
@@ -122,14 +125,31 @@ describe('contacts CSV import', () => {
   it('ignores blank lines and reports unknown columns once, on row 1', async () => {
     const type = await make.contactType(t.a);
     const r = await upload(t.a, type, 'email,country,favourite_colour\n\nblank@example.com,101,blue\n,,\n');
-    assert.deepEqual(r.body, imported(1, 0, 0, [{ row: 1, field: 'favourite_colour', message: 'The column favourite_colour is not a field; its values were ignored.' }]));
+    assert.deepEqual(
+      r.body,
+      imported(1, 0, 0, [
+        { row: 1, field: 'favourite_colour', message: 'The column favourite_colour is not a field; its values were ignored.' },
+      ]),
+    );
   });
 
   it('updates the contact with the same email case-insensitively, keeping what the file leaves empty', async () => {
     assert.equal((await t.a.post('/custom-fields/save', { field_name: 'tier', field_type: 'text' })).status, 200);
     const type = await make.contactType(t.a);
-    const id = await make.contact(t.a, { contact_type_id: type, email: 'Up.Date@Example.com', first_name: 'Old', last_name: 'Name', city: 'Oldtown', custom_field: { tier: 'gold' }, company_name: 'Keep Co' });
-    const r = await upload(t.a, type, 'email,country,first_name,city,designation\nup.date@example.COM,FR,New,,Chief\nfresh@example.com,101,Fresh,,\n');
+    const id = await make.contact(t.a, {
+      contact_type_id: type,
+      email: 'Up.Date@Example.com',
+      first_name: 'Old',
+      last_name: 'Name',
+      city: 'Oldtown',
+      custom_field: { tier: 'gold' },
+      company_name: 'Keep Co',
+    });
+    const r = await upload(
+      t.a,
+      type,
+      'email,country,first_name,city,designation\nup.date@example.COM,FR,New,,Chief\nfresh@example.com,101,Fresh,,\n',
+    );
     assert.deepEqual(r.body, imported(1, 1, 0));
     const c = await details(t.a, id);
     assert.equal(c.email, 'up.date@example.COM');
@@ -165,14 +185,21 @@ describe('contacts CSV import', () => {
     csv += 'big7@example.com;FR;Again;\nbroken;101;x;y\n';
     assert.ok(csv.length > 1024 * 1024);
     const r = await upload(t.a, type, csv);
-    assert.deepEqual(r.body, imported(40_000, 1, 1, [{ row: 40_003, field: 'email', message: 'The email must be a valid email address.' }]));
+    assert.deepEqual(
+      r.body,
+      imported(40_000, 1, 1, [{ row: 40_003, field: 'email', message: 'The email must be a valid email address.' }]),
+    );
     const contacts = await contactsOf(t.a, type);
     assert.equal(contacts.size, 40_000);
     if (ENGINE === 'postgres') {
       // A large import refreshes the planner's statistics (in the background, after the answer).
       let analyzed = false;
       for (let i = 0; i < 50 && !analyzed; i++) {
-        const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_stat_user_tables where relname = 'contacts' and last_analyze is not null`.execute(t.database.db);
+        const { rows } = await sql<{
+          n: number;
+        }>`select count(*)::int as n from pg_stat_user_tables where relname = 'contacts' and last_analyze is not null`.execute(
+          t.database.db,
+        );
         analyzed = rows[0].n === 1;
         if (!analyzed) await new Promise((r) => setTimeout(r, 100));
       }

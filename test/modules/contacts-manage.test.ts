@@ -20,10 +20,13 @@ describe('contacts: list, details, update, delete', () => {
       assert.equal(list[0].contact_type.name, 'Customers');
       assert.deepEqual(list[0].custom_field, { motto: { field_name: 'Motto', field_value: 'm' } });
       const ids = list.map((c: { id: number }) => c.id);
-      assert.deepEqual(ids, [...ids].sort((x, y) => y - x));
+      assert.deepEqual(
+        ids,
+        [...ids].sort((x, y) => y - x),
+      );
     });
 
-    it("shows no contact of another account", async () => {
+    it('shows no contact of another account', async () => {
       const bId = await make.contact(s.t.b);
       const a = await s.t.a.get('/contacts/list');
       assert.ok(a.body.message.contacts.every((c: { id: number; user_id: number }) => c.user_id === s.t.a.keys!.user_id && c.id !== bId));
@@ -35,7 +38,14 @@ describe('contacts: list, details, update, delete', () => {
       const bId = await make.contact(s.t.b);
       const deleted = await make.contact(s.t.a, { contact_type_id: s.typeId });
       await s.t.a.delete('/contacts/delete', { contact_id: deleted });
-      for (const query of [{ contact_id: 999999 }, { contact_id: bId }, { contact_id: 'abc' }, { contact_id: '1.5' }, {}, { contact_id: deleted }]) {
+      for (const query of [
+        { contact_id: 999999 },
+        { contact_id: bId },
+        { contact_id: 'abc' },
+        { contact_id: '1.5' },
+        {},
+        { contact_id: deleted },
+      ]) {
         const r = await s.t.a.get('/contacts/details', query);
         assert.equal(r.status, 404, JSON.stringify(query));
         assert.deepEqual(r.body, RNF);
@@ -45,10 +55,23 @@ describe('contacts: list, details, update, delete', () => {
 
   describe('update', () => {
     it('replaces the standard fields and keeps custom values that are not sent', async () => {
-      const id = await make.contact(s.t.a, { contact_type_id: s.typeId, city: 'Pune', state: 'MH', custom_field: { motto: 'keep', shoe_size: '40' }, designation: 'Dev' });
+      const id = await make.contact(s.t.a, {
+        contact_type_id: s.typeId,
+        city: 'Pune',
+        state: 'MH',
+        custom_field: { motto: 'keep', shoe_size: '40' },
+        designation: 'Dev',
+      });
       const before = await details(id);
       await new Promise((r) => setTimeout(r, 5));
-      const r = await s.t.a.post('/contacts/update', { contact_id: id, contact_type_id: s.typeId, email: before.email, country: 14, first_name: 'Changed', custom_field: { shoe_size: '41' } });
+      const r = await s.t.a.post('/contacts/update', {
+        contact_id: id,
+        contact_type_id: s.typeId,
+        email: before.email,
+        country: 14,
+        first_name: 'Changed',
+        custom_field: { shoe_size: '41' },
+      });
       assert.equal(r.status, 200, r.text);
       assert.deepEqual(r.body, { status: 'success', message: 'Contact Updated Successfully' });
       const c = await details(id);
@@ -65,16 +88,34 @@ describe('contacts: list, details, update, delete', () => {
     });
 
     it('clears a custom value or reserved extra sent empty, in a form or as JSON null, and keeps the rest', async () => {
-      const id = await make.contact(s.t.a, { contact_type_id: s.typeId, custom_field: { motto: 'gone', shoe_size: '40', designation: 'Dev' } });
+      const id = await make.contact(s.t.a, {
+        contact_type_id: s.typeId,
+        custom_field: { motto: 'gone', shoe_size: '40', designation: 'Dev' },
+      });
       const email = (await details(id)).email;
-      const form = await s.t.a.post('/contacts/update', { contact_id: id, contact_type_id: s.typeId, email, country: 101, 'custom_field[motto]': ' ', 'custom_field[designation]': '' });
+      const form = await s.t.a.post('/contacts/update', {
+        contact_id: id,
+        contact_type_id: s.typeId,
+        email,
+        country: 101,
+        'custom_field[motto]': ' ',
+        'custom_field[designation]': '',
+      });
       assert.equal(form.status, 200, form.text);
       assert.deepEqual((await details(id)).custom_field, { shoe_size: { field_name: 'Shoe Size', field_value: '40' } });
-      const json = await s.t.a.request('POST', '/contacts/update', { json: { contact_id: id, contact_type_id: s.typeId, email, country: 101, custom_field: { shoe_size: null } } });
+      const json = await s.t.a.request('POST', '/contacts/update', {
+        json: { contact_id: id, contact_type_id: s.typeId, email, country: 101, custom_field: { shoe_size: null } },
+      });
       assert.equal(json.status, 200, json.text);
       assert.equal((await details(id)).custom_field, null);
       // An empty value for a field that does not exist is still an unknown field.
-      const unknown = await s.t.a.post('/contacts/update', { contact_id: id, contact_type_id: s.typeId, email, country: 101, 'custom_field[nope]': '' });
+      const unknown = await s.t.a.post('/contacts/update', {
+        contact_id: id,
+        contact_type_id: s.typeId,
+        email,
+        country: 101,
+        'custom_field[nope]': '',
+      });
       assert.deepEqual(unknown.body, fieldErrors({ 'custom_field.nope': ['The selected nope is invalid.'] }));
       // On add, an empty custom value is simply not stored.
       const added = await s.t.a.post('/contacts/add', { ...base(), 'custom_field[motto]': '' });
@@ -93,9 +134,19 @@ describe('contacts: list, details, update, delete', () => {
       await make.contact(s.t.a, { contact_type_id: s.typeId, email: 'taken@example.com' });
       const other = await make.contactType(s.t.a, 'Other');
       const id = await make.contact(s.t.a, { contact_type_id: other, email: 'mover@example.com' });
-      const same = await s.t.a.post('/contacts/update', { contact_id: id, contact_type_id: other, email: 'Taken@example.com', country: 101 });
+      const same = await s.t.a.post('/contacts/update', {
+        contact_id: id,
+        contact_type_id: other,
+        email: 'Taken@example.com',
+        country: 101,
+      });
       assert.equal(same.status, 200, 'a different type does not clash');
-      const move = await s.t.a.post('/contacts/update', { contact_id: id, contact_type_id: s.typeId, email: 'taken@example.com', country: 101 });
+      const move = await s.t.a.post('/contacts/update', {
+        contact_id: id,
+        contact_type_id: s.typeId,
+        email: 'taken@example.com',
+        country: 101,
+      });
       assert.equal(move.status, 422);
       assert.deepEqual(move.body, fieldErrors({ email: ['The email has already been taken.'] }));
     });
@@ -119,7 +170,12 @@ describe('contacts: list, details, update, delete', () => {
         assert.equal(r.status, 404, String(contact_id));
         assert.deepEqual(r.body, RNF);
       }
-      const asB = await s.t.b.post('/contacts/update', { contact_id: bId, contact_type_id: s.typeId, email: 'x@example.com', country: 101 });
+      const asB = await s.t.b.post('/contacts/update', {
+        contact_id: bId,
+        contact_type_id: s.typeId,
+        email: 'x@example.com',
+        country: 101,
+      });
       assert.deepEqual(asB.body, fieldErrors({ contact_type_id: ['The selected contact type id is invalid.'] }));
       const c = (await s.t.b.get('/contacts/details', { contact_id: bId })).body.message.contact;
       assert.equal(c.first_name, 'Bee');
@@ -161,7 +217,7 @@ describe('contacts: list, details, update, delete', () => {
       assert.equal((await s.t.b.get('/contacts/details', { contact_id: bId })).status, 200);
     });
 
-    it('answers Record Not Found when none of the ids is the account\'s', async () => {
+    it("answers Record Not Found when none of the ids is the account's", async () => {
       const bId = await make.contact(s.t.b);
       const r = await s.t.a.post('/contacts/bulk-delete', { strIds: [bId, 999999] });
       assert.equal(r.status, 404);

@@ -11,16 +11,36 @@ export const MISSING_CONTACT_FIELDS = fieldErrors({
   country: ['The country field is required.'],
 });
 export const CONTACT_KEYS = [
-  'id', 'user_id', 'contact_type_id', 'first_name', 'last_name', 'email', 'alt_email', 'country', 'state', 'city',
-  'address_line1', 'address_line2', 'state_province_region', 'postal_code', 'custom_field', 'deleted_at', 'created_at',
-  'updated_at', 'fullname',
+  'id',
+  'user_id',
+  'contact_type_id',
+  'first_name',
+  'last_name',
+  'email',
+  'alt_email',
+  'country',
+  'state',
+  'city',
+  'address_line1',
+  'address_line2',
+  'state_province_region',
+  'postal_code',
+  'custom_field',
+  'deleted_at',
+  'created_at',
+  'updated_at',
+  'fullname',
 ];
 
 /** The contacts suites' app: two accounts, a contact type of A's, three custom fields of A's and one of B's. */
 export async function setupContacts(): Promise<{ t: TestContext; typeId: number }> {
   const t = await setup();
   const typeId = await make.contactType(t.a, 'Customers');
-  for (const [field_name, field_type] of [['shoe_size', 'number'], ['Last_Visit', 'datetime-local'], ['motto', 'text']]) {
+  for (const [field_name, field_type] of [
+    ['shoe_size', 'number'],
+    ['Last_Visit', 'datetime-local'],
+    ['motto', 'text'],
+  ]) {
     const r = await t.a.post('/custom-fields/save', { field_name, field_type });
     assert.equal(r.status, 200, r.text);
   }
@@ -48,6 +68,11 @@ export function contactsSuite() {
       return typeId;
     },
     details: async (id: number) => (await t.a.get('/contacts/details', { contact_id: id })).body.message.contact,
-    base: (extra: Record<string, unknown> = {}) => ({ contact_type_id: typeId, email: `c.${Math.random().toString(16).slice(2)}@example.com`, country: 101, ...extra }),
+    base: (extra: Record<string, unknown> = {}) => ({
+      contact_type_id: typeId,
+      email: `c.${Math.random().toString(16).slice(2)}@example.com`,
+      country: 101,
+      ...extra,
+    }),
   };
 }

@@ -211,7 +211,13 @@ describe('contacts: add', () => {
     });
 
     it('reports schema and database failures together', async () => {
-      const r = await s.t.a.post('/contacts/add', { contact_type_id: 999999, email: 'bad', country: 999999, age: 'x', custom_field: { nope: '1' } });
+      const r = await s.t.a.post('/contacts/add', {
+        contact_type_id: 999999,
+        email: 'bad',
+        country: 999999,
+        age: 'x',
+        custom_field: { nope: '1' },
+      });
       assert.deepEqual(
         r.body,
         fieldErrors({

@@ -6,10 +6,23 @@ const TS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
 const RNF = { status: 'failed', errors: 'Record Not Found' };
 const FIELD_KEYS = ['id', 'user_id', 'field_name', 'field_type', 'is_reserved', 'created_at', 'updated_at'];
 const RESERVED: Array<[string, string]> = [
-  ['first_name', 'text'], ['last_name', 'text'], ['email', 'text'], ['alt_email', 'text'], ['country', 'text'],
-  ['state', 'text'], ['city', 'text'], ['address_line1', 'text'], ['address_line2', 'text'],
-  ['state_province_region', 'text'], ['postal_code', 'text'], ['father_name', 'text'], ['designation', 'text'],
-  ['company_name', 'text'], ['age', 'number'], ['birth_date', 'datetime-local'], ['join_date', 'datetime-local'],
+  ['first_name', 'text'],
+  ['last_name', 'text'],
+  ['email', 'text'],
+  ['alt_email', 'text'],
+  ['country', 'text'],
+  ['state', 'text'],
+  ['city', 'text'],
+  ['address_line1', 'text'],
+  ['address_line2', 'text'],
+  ['state_province_region', 'text'],
+  ['postal_code', 'text'],
+  ['father_name', 'text'],
+  ['designation', 'text'],
+  ['company_name', 'text'],
+  ['age', 'number'],
+  ['birth_date', 'datetime-local'],
+  ['join_date', 'datetime-local'],
 ];
 
 describe('reserved and custom fields', () => {
@@ -36,7 +49,10 @@ describe('reserved and custom fields', () => {
     const pairs = list.map((f: { field_name: string; field_type: string }) => [f.field_name, f.field_type]);
     assert.deepEqual([...pairs].reverse(), RESERVED);
     const ids = list.map((f: { id: number }) => f.id);
-    assert.deepEqual(ids, [...ids].sort((x, y) => y - x));
+    assert.deepEqual(
+      ids,
+      [...ids].sort((x, y) => y - x),
+    );
     assert.deepEqual((await t.b.get('/reserve-fields')).body, r.body);
   });
 
@@ -57,18 +73,25 @@ describe('reserved and custom fields', () => {
   });
 
   it('accepts each of the three field types', async () => {
-    for (const type of ['text', 'number', 'datetime-local']) assert.equal((await save(`typed_${type.replace('-', '_')}`, type)).status, 200);
+    for (const type of ['text', 'number', 'datetime-local'])
+      assert.equal((await save(`typed_${type.replace('-', '_')}`, type)).status, 200);
   });
 
-  it('lists only the account\'s own custom fields, newest first', async () => {
+  it("lists only the account's own custom fields, newest first", async () => {
     await t.b.post('/custom-fields/save', { field_name: 'b_field', field_type: 'text' });
     const a = (await t.a.get('/custom-fields')).body.message.customFields;
     assert.ok(a.length >= 4);
     assert.ok(a.every((f: { user_id: number }) => f.user_id === t.a.keys!.user_id));
     const ids = a.map((f: { id: number }) => f.id);
-    assert.deepEqual(ids, [...ids].sort((x, y) => y - x));
+    assert.deepEqual(
+      ids,
+      [...ids].sort((x, y) => y - x),
+    );
     const b = (await t.b.get('/custom-fields')).body.message.customFields;
-    assert.deepEqual(b.map((f: { field_name: string }) => f.field_name), ['b_field']);
+    assert.deepEqual(
+      b.map((f: { field_name: string }) => f.field_name),
+      ['b_field'],
+    );
   });
 
   it('rejects names with other characters than letters, digits and underscore', async () => {
@@ -105,9 +128,15 @@ describe('reserved and custom fields', () => {
 
   it('reports both fields together: missing ones, and a taken name with a bad type', async () => {
     const r = await t.a.post('/custom-fields/save', {});
-    assert.deepEqual(r.body, fieldErrors({ field_name: ['The field name field is required.'], field_type: ['The field type field is required.'] }));
+    assert.deepEqual(
+      r.body,
+      fieldErrors({ field_name: ['The field name field is required.'], field_type: ['The field type field is required.'] }),
+    );
     const both = await save('email', 'color');
-    assert.deepEqual(both.body, fieldErrors({ field_type: ['The selected field type is invalid.'], field_name: ['The selected field name is invalid.'] }));
+    assert.deepEqual(
+      both.body,
+      fieldErrors({ field_type: ['The selected field type is invalid.'], field_name: ['The selected field name is invalid.'] }),
+    );
     const long = await save('x'.repeat(65));
     assert.deepEqual(long.body, fieldErrors({ field_name: ['The field name must not be greater than 64 characters.'] }));
   });

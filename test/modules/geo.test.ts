@@ -14,7 +14,8 @@ describe('country, state, city lookup', () => {
   });
   after(() => t.close());
 
-  const raw = (query = '', headers: Record<string, string> = {}) => t.app.inject({ method: 'GET', url: PATH + query, headers: { ...keys, ...headers } });
+  const raw = (query = '', headers: Record<string, string> = {}) =>
+    t.app.inject({ method: 'GET', url: PATH + query, headers: { ...keys, ...headers } });
 
   it('returns every country, state and city with exactly the documented element fields', async () => {
     const r = await t.a.get(PATH);
@@ -30,7 +31,12 @@ describe('country, state, city lookup', () => {
     assert.ok(states.every((s: object) => Object.keys(s).join() === 'id,name,country_id,iso2'));
     assert.ok(cities.every((c: object) => Object.keys(c).join() === 'id,name,state_id,country_id'));
     assert.ok(countries.every((c: { id: unknown }) => Number.isInteger(c.id)));
-    assert.ok(cities.every((c: { id: unknown; state_id: unknown; country_id: unknown }) => Number.isInteger(c.id) && Number.isInteger(c.state_id) && Number.isInteger(c.country_id)));
+    assert.ok(
+      cities.every(
+        (c: { id: unknown; state_id: unknown; country_id: unknown }) =>
+          Number.isInteger(c.id) && Number.isInteger(c.state_id) && Number.isInteger(c.country_id),
+      ),
+    );
     const india = countries.find((c: { id: number }) => c.id === 101);
     assert.deepEqual(india, { id: 101, name: 'India', iso2: 'IN', phonecode: '91' });
     const stateIds = new Set(states.map((s: { id: number }) => s.id));
@@ -109,7 +115,10 @@ describe('country, state, city lookup', () => {
   it('serialises a narrowed lookup through its response schema, element fields intact', async () => {
     const r = await t.a.get(PATH, { country_id: 101 });
     const { countries, states, cities } = r.body.message;
-    assert.deepEqual(countries.find((c: { id: number }) => c.id === 101), { id: 101, name: 'India', iso2: 'IN', phonecode: '91' });
+    assert.deepEqual(
+      countries.find((c: { id: number }) => c.id === 101),
+      { id: 101, name: 'India', iso2: 'IN', phonecode: '91' },
+    );
     assert.ok(states.every((s: object) => Object.keys(s).join() === 'id,name,country_id,iso2'));
     assert.ok(cities.every((c: object) => Object.keys(c).join() === 'id,name,state_id,country_id'));
     assert.deepEqual(Object.keys(r.body), ['status', 'message']);

@@ -42,7 +42,7 @@ describe('notification recipients', () => {
     assert.match(n.created_at, TS);
   });
 
-  it('reports missing fields, the owner\'s message without a final period', async () => {
+  it("reports missing fields, the owner's message without a final period", async () => {
     const r = await t.a.post('/notification-recipient/save', { email_owner: ' ' });
     assert.equal(r.status, 422);
     assert.deepEqual(
@@ -55,7 +55,10 @@ describe('notification recipients', () => {
     const r = await t.a.post('/notification-recipient/save', { email_address: 'nope', email_owner: 'x'.repeat(256) });
     assert.deepEqual(
       r.body,
-      fieldErrors({ email_address: ['The email address must be a valid email address.'], email_owner: ['The name must not be greater than 255 characters.'] }),
+      fieldErrors({
+        email_address: ['The email address must be a valid email address.'],
+        email_owner: ['The name must not be greater than 255 characters.'],
+      }),
     );
   });
 
@@ -71,13 +74,16 @@ describe('notification recipients', () => {
     await add(t.b, email);
   });
 
-  it('lists only the account\'s recipients, newest first, with optional paging', async () => {
+  it("lists only the account's recipients, newest first, with optional paging", async () => {
     const first = await add();
     const second = await add();
     const list = await ids();
     assert.equal(list[0], second);
     assert.ok(list.includes(first));
-    assert.deepEqual(list, [...list].sort((x, y) => y - x));
+    assert.deepEqual(
+      list,
+      [...list].sort((x, y) => y - x),
+    );
     const other = (await t.b.get('/notification-recipients')).body.message.notifications;
     assert.ok(other.every((n: { user_id: number }) => n.user_id === t.b.keys!.user_id));
     const paged = await t.a.get('/notification-recipients', { page: 2, per_page: 1 });
@@ -99,10 +105,10 @@ describe('notification recipients', () => {
     for (const q of [{}, { id: 'abc' }, { id: '0' }]) assert.deepEqual((await t.a.delete('/notification-recipient/delete', q)).body, RNF);
     const foreign = await add(t.b);
     assert.deepEqual((await t.a.delete('/notification-recipient/delete', { id: foreign })).body, RNF);
-    assert.ok((await ids(t.b)).includes(foreign), 'the other account\'s recipient stays');
+    assert.ok((await ids(t.b)).includes(foreign), "the other account's recipient stays");
   });
 
-  it('bulk-deletes the account\'s recipients among the ids; none of them is Record Not Found', async () => {
+  it("bulk-deletes the account's recipients among the ids; none of them is Record Not Found", async () => {
     const one = await add();
     const two = await add();
     const keep = await add();
@@ -135,7 +141,7 @@ describe('event notifications', () => {
   });
   after(() => t.close());
 
-  it('mails each of the account\'s recipients a short text and HTML note, values escaped', async () => {
+  it("mails each of the account's recipients a short text and HTML note, values escaped", async () => {
     const olga = uniqueEmail('olga');
     const ivan = uniqueEmail('ivan');
     const foreign = uniqueEmail('foreign');
@@ -173,7 +179,10 @@ describe('event notifications', () => {
     const payload =
       `--${boundary}\r\nContent-Disposition: form-data; name="contact_type_id"\r\n\r\n${type.body.id}\r\n` +
       `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="c.csv"\r\nContent-Type: text/csv\r\n\r\n${csv}\r\n--${boundary}--\r\n`;
-    const r = await t.a.request('POST', '/contacts/upload-csv', { payload, headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } });
+    const r = await t.a.request('POST', '/contacts/upload-csv', {
+      payload,
+      headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+    });
     assert.equal(r.status, 200, r.text);
     await drainQueue(t);
     const [m] = sink.to(watcher);
@@ -199,12 +208,18 @@ describe('event notifications', () => {
       );
       const count = async () => (await u.database.db.selectFrom('mail_messages').select('id').where('email', '=', rolled).execute()).length;
       assert.equal(await count(), 0, 'rolled back with the change');
-      await u.database.db.transaction().execute((trx) => enqueueEvent(trx, u.app.deps, userId, 'automation.live', { automation_name: 'Welcome' }));
+      await u.database.db
+        .transaction()
+        .execute((trx) => enqueueEvent(trx, u.app.deps, userId, 'automation.live', { automation_name: 'Welcome' }));
       assert.equal(await count(), 1);
       assert.equal(sink.to(rolled).length, 0, 'queued, not sent: a worker sends it');
       await drainQueue(u);
       assert.equal(sink.to(rolled)[0]?.subject, '[Campaign API] Automation set live');
-      assert.equal(await enqueueEvent(u.database.db, u.app.deps, u.b.keys!.user_id, 'contacts.imported', { created: 1 }), 0, 'no recipients, no mail');
+      assert.equal(
+        await enqueueEvent(u.database.db, u.app.deps, u.b.keys!.user_id, 'contacts.imported', { created: 1 }),
+        0,
+        'no recipients, no mail',
+      );
     } finally {
       await u.close();
     }

@@ -49,10 +49,33 @@ describe('segment membership by operator', () => {
     await t.a.post('/custom-fields/save', { field_name: 'visit', field_type: 'datetime-local' });
     await t.a.post('/custom-fields/save', { field_name: 'tier', field_type: 'text' });
     const base = { contact_type_id: type };
-    ids.ann = await make.contact(t.a, { ...base, first_name: 'Ann', city: 'Paris', age: 30, company_name: 'Save 50% Ltd', country: 101, custom_field: { score: '10', visit: '2024-05-01T10:00', tier: 'gold' } });
-    ids.bob = await make.contact(t.a, { ...base, first_name: 'Bob', city: 'paris', age: 45, company_name: 'Save 500 Ltd', country: 231, custom_field: { score: '2.5', visit: '2024-05-02T00:00:00', tier: 'Silver' } });
+    ids.ann = await make.contact(t.a, {
+      ...base,
+      first_name: 'Ann',
+      city: 'Paris',
+      age: 30,
+      company_name: 'Save 50% Ltd',
+      country: 101,
+      custom_field: { score: '10', visit: '2024-05-01T10:00', tier: 'gold' },
+    });
+    ids.bob = await make.contact(t.a, {
+      ...base,
+      first_name: 'Bob',
+      city: 'paris',
+      age: 45,
+      company_name: 'Save 500 Ltd',
+      country: 231,
+      custom_field: { score: '2.5', visit: '2024-05-02T00:00:00', tier: 'Silver' },
+    });
     ids.cyd = await make.contact(t.a, { ...base, first_name: 'Cyd', city: 'Berlin', company_name: 'a_b corp', country: 82 });
-    ids.dee = await make.contact(t.a, { ...base, first_name: 'Dee', age: 18, company_name: 'axb corp', country: 101, custom_field: { score: '-3', visit: '2023-12-31T23:59' } });
+    ids.dee = await make.contact(t.a, {
+      ...base,
+      first_name: 'Dee',
+      age: 18,
+      company_name: 'axb corp',
+      country: 101,
+      custom_field: { score: '-3', visit: '2023-12-31T23:59' },
+    });
     // Another type and another account with look-alike contacts never join.
     await make.contact(t.a, { first_name: 'Ann', city: 'Paris' });
     await make.contact(t.b, { first_name: 'Ann', city: 'Paris' });
@@ -123,10 +146,37 @@ describe('segment membership by operator', () => {
   });
 
   it('combines conditions with and (default) or or; no condition takes the whole type', async () => {
-    await check([['city', 'contains', 'par'], ['age', 'greater than', '40']], ['bob']);
-    await check([['city', 'contains', 'par'], ['age', 'greater than', '40']], ['bob'], 'and');
-    await check([['city', 'is', 'berlin'], ['age', 'less than', '20']], ['cyd', 'dee'], 'or');
-    await check([['city', 'is not empty'], ['tier', 'is not', 'gold']], ['bob', 'cyd'], 'and');
+    await check(
+      [
+        ['city', 'contains', 'par'],
+        ['age', 'greater than', '40'],
+      ],
+      ['bob'],
+    );
+    await check(
+      [
+        ['city', 'contains', 'par'],
+        ['age', 'greater than', '40'],
+      ],
+      ['bob'],
+      'and',
+    );
+    await check(
+      [
+        ['city', 'is', 'berlin'],
+        ['age', 'less than', '20'],
+      ],
+      ['cyd', 'dee'],
+      'or',
+    );
+    await check(
+      [
+        ['city', 'is not empty'],
+        ['tier', 'is not', 'gold'],
+      ],
+      ['bob', 'cyd'],
+      'and',
+    );
     await check([], ['ann', 'bob', 'cyd', 'dee']);
   });
 });
@@ -138,16 +188,31 @@ describe('segment membership follows contact changes', () => {
   });
   after(() => t.close());
 
-  const contactForm = (type: number, fields: Record<string, unknown>) => ({ contact_type_id: type, first_name: 'X', email: `${Math.random().toString(36).slice(2)}@example.com`, country: 101, ...fields });
+  const contactForm = (type: number, fields: Record<string, unknown>) => ({
+    contact_type_id: type,
+    first_name: 'X',
+    email: `${Math.random().toString(36).slice(2)}@example.com`,
+    country: 101,
+    ...fields,
+  });
 
   it('a new segment lists its members newest contact first, their ids in the same order', async () => {
     const type = await make.contactType(t.a);
     const made = [];
     for (const city of ['Oslo', 'oslo', 'OSLO', 'Bergen']) made.push(await make.contact(t.a, { contact_type_id: type, city }));
     const seg = await createSegment(t.a, type, [['city', 'is', 'Oslo']]);
-    const rows = (await t.a.get('/segment/email/list', { segment_id: seg })).body.message.contactEmails as Array<{ id: number; contact_id: number }>;
-    assert.deepEqual(rows.map((r) => r.contact_id), made.slice(0, 3).reverse());
-    assert.deepEqual(rows.map((r) => r.id), [...rows.map((r) => r.id)].sort((a, b) => b - a));
+    const rows = (await t.a.get('/segment/email/list', { segment_id: seg })).body.message.contactEmails as Array<{
+      id: number;
+      contact_id: number;
+    }>;
+    assert.deepEqual(
+      rows.map((r) => r.contact_id),
+      made.slice(0, 3).reverse(),
+    );
+    assert.deepEqual(
+      rows.map((r) => r.id),
+      [...rows.map((r) => r.id)].sort((a, b) => b - a),
+    );
   });
 
   it('a new contact that matches joins; one that does not, does not', async () => {
@@ -189,11 +254,18 @@ describe('segment membership follows contact changes', () => {
   it('a deleted contact leaves; a bulk delete removes several', async () => {
     const type = await make.contactType(t.a);
     const seg = await createSegment(t.a, type, []);
-    const [a, b, c] = [await make.contact(t.a, { contact_type_id: type }), await make.contact(t.a, { contact_type_id: type }), await make.contact(t.a, { contact_type_id: type })];
+    const [a, b, c] = [
+      await make.contact(t.a, { contact_type_id: type }),
+      await make.contact(t.a, { contact_type_id: type }),
+      await make.contact(t.a, { contact_type_id: type }),
+    ];
     await t.a.post('/segment/email/store', { segment_id: seg, first_name: 'H', last_name: 'H', email: 'hand@example.com' });
     assert.equal(await count(t.a, seg), 4);
     await t.a.delete('/contacts/delete', { contact_id: a });
-    assert.deepEqual(await memberIds(t.a, seg), [b, c, null as unknown as number].sort((x, y) => x - y));
+    assert.deepEqual(
+      await memberIds(t.a, seg),
+      [b, c, null as unknown as number].sort((x, y) => x - y),
+    );
     const r = await t.a.post('/contacts/bulk-delete', { strIds: [b, c] });
     assert.equal(r.status, 200);
     assert.equal(await count(t.a, seg), 1);
@@ -243,11 +315,23 @@ describe('segment membership follows contact changes', () => {
     const userId = t.a.keys!.user_id;
     const now = isoMicros();
     const row = (i: number, city: string) => ({
-      user_id: userId, contact_type_id: type, first_name: `I${i}`, last_name: '', email: `imp${i}@example.com`, email_key: `imp${i}@example.com`,
-      country: '101', city, created_at: now, updated_at: now,
+      user_id: userId,
+      contact_type_id: type,
+      first_name: `I${i}`,
+      last_name: '',
+      email: `imp${i}@example.com`,
+      email_key: `imp${i}@example.com`,
+      country: '101',
+      city,
+      created_at: now,
+      updated_at: now,
     });
     const inserted = await t.database.db.transaction().execute(async (trx) => {
-      const rows = await trx.insertInto('contacts').values([row(1, 'Newcastle'), row(2, 'York'), row(3, 'new york')]).returning('id').execute();
+      const rows = await trx
+        .insertInto('contacts')
+        .values([row(1, 'Newcastle'), row(2, 'York'), row(3, 'new york')])
+        .returning('id')
+        .execute();
       // An import also updates existing contacts by email: one leaves.
       await trx.updateTable('contacts').set({ city: 'Leeds' }).where('id', '=', old).execute();
       await syncSegmentMembership(trx, userId, { contactTypeId: type });
@@ -266,10 +350,16 @@ describe('segment membership follows contact changes', () => {
     const payload =
       `--${boundary}\r\nContent-Disposition: form-data; name="contact_type_id"\r\n\r\n${type}\r\n` +
       `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="c.csv"\r\nContent-Type: text/csv\r\n\r\n${csv}\r\n--${boundary}--\r\n`;
-    const r = await t.a.request('POST', '/contacts/upload-csv', { payload, headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } });
+    const r = await t.a.request('POST', '/contacts/upload-csv', {
+      payload,
+      headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+    });
     assert.equal(r.status, 200, r.text);
     const list = (await t.a.get('/segment/email/list', { segment_id: seg })).body.message.contactEmails;
-    assert.deepEqual(list.map((x: { email: string }) => x.email), ['new1@example.com']);
+    assert.deepEqual(
+      list.map((x: { email: string }) => x.email),
+      ['new1@example.com'],
+    );
   });
 
   it('segmentRecipients yields every member in keyset batches, hand-added ones included', async () => {
@@ -281,10 +371,19 @@ describe('segment membership follows contact changes', () => {
     await t.a.delete('/contacts/delete', { contact_id: contacts[0] });
     const batches = [];
     for await (const batch of segmentRecipients(t.database.db, t.a.keys!.user_id, seg, 2)) batches.push(batch);
-    assert.deepEqual(batches.map((b) => b.length), [2, 2, 1]);
+    assert.deepEqual(
+      batches.map((b) => b.length),
+      [2, 2, 1],
+    );
     const all = batches.flat();
-    assert.deepEqual(all.map((r) => r.contact_id), [...contacts.slice(1), null]);
-    assert.deepEqual(all.map((r) => r.recipient_id), [...all.map((r) => r.recipient_id)].sort((a, b) => a - b));
+    assert.deepEqual(
+      all.map((r) => r.contact_id),
+      [...contacts.slice(1), null],
+    );
+    assert.deepEqual(
+      all.map((r) => r.recipient_id),
+      [...all.map((r) => r.recipient_id)].sort((a, b) => a - b),
+    );
     assert.equal(all[4].email, 'hand.added@example.com');
     assert.equal(all[0].first_name, 'C1');
     const theirs = [];

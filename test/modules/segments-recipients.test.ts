@@ -17,7 +17,15 @@ describe('segments: recipients and delete', () => {
     let carol: number;
     before(async () => {
       ct = await make.contactType(t.a);
-      carol = await make.contact(t.a, { contact_type_id: ct, first_name: 'Carol', last_name: 'King', email: 'carol@example.com', city: 'Leeds', address_line1: '1 Road', state: 'Yorks' });
+      carol = await make.contact(t.a, {
+        contact_type_id: ct,
+        first_name: 'Carol',
+        last_name: 'King',
+        email: 'carol@example.com',
+        city: 'Leeds',
+        address_line1: '1 Road',
+        state: 'Yorks',
+      });
       seg = await createSegment(t.a, { contact_type_id: ct, select_field: ['city'], select_operator: ['is'], value: ['leeds'] });
     });
 
@@ -25,13 +33,40 @@ describe('segments: recipients and delete', () => {
       const list = await recipients(t.a, seg);
       assert.equal(list.length, 1);
       assert.deepEqual(Object.keys(list[0]), [
-        'id', 'user_id', 'segment_id', 'contact_id', 'first_name', 'last_name', 'email', 'country', 'state', 'city', 'address_line1',
-        'created_at', 'updated_at', 'fullname',
+        'id',
+        'user_id',
+        'segment_id',
+        'contact_id',
+        'first_name',
+        'last_name',
+        'email',
+        'country',
+        'state',
+        'city',
+        'address_line1',
+        'created_at',
+        'updated_at',
+        'fullname',
       ]);
-      assert.deepEqual({ ...list[0], id: 0, created_at: '', updated_at: '' }, {
-        id: 0, user_id: t.a.keys!.user_id, segment_id: seg, contact_id: carol, first_name: 'Carol', last_name: 'King', email: 'carol@example.com',
-        country: 'India', state: 'Yorks', city: 'Leeds', address_line1: '1 Road', created_at: '', updated_at: '', fullname: 'Carol King',
-      });
+      assert.deepEqual(
+        { ...list[0], id: 0, created_at: '', updated_at: '' },
+        {
+          id: 0,
+          user_id: t.a.keys!.user_id,
+          segment_id: seg,
+          contact_id: carol,
+          first_name: 'Carol',
+          last_name: 'King',
+          email: 'carol@example.com',
+          country: 'India',
+          state: 'Yorks',
+          city: 'Leeds',
+          address_line1: '1 Road',
+          created_at: '',
+          updated_at: '',
+          fullname: 'Carol King',
+        },
+      );
       assert.match(list[0].created_at, TS);
     });
 
@@ -50,21 +85,39 @@ describe('segments: recipients and delete', () => {
       assert.deepEqual(Object.keys(r.body), ['status', 'message', 'id']);
       assert.equal(r.body.message, 'Added Successfully');
       const list = await recipients(t.a, seg);
-      assert.deepEqual({ ...list[0], created_at: '', updated_at: '' }, {
-        id: r.body.id, user_id: t.a.keys!.user_id, segment_id: seg, contact_id: null, first_name: 'Dan', last_name: 'Hand', email: 'Dan@Example.com',
-        country: null, state: null, city: null, address_line1: null, created_at: '', updated_at: '', fullname: 'Dan Hand',
-      });
+      assert.deepEqual(
+        { ...list[0], created_at: '', updated_at: '' },
+        {
+          id: r.body.id,
+          user_id: t.a.keys!.user_id,
+          segment_id: seg,
+          contact_id: null,
+          first_name: 'Dan',
+          last_name: 'Hand',
+          email: 'Dan@Example.com',
+          country: null,
+          state: null,
+          city: null,
+          address_line1: null,
+          created_at: '',
+          updated_at: '',
+          fullname: 'Dan Hand',
+        },
+      );
       assert.equal((await listed(t.a, seg)).segment_emails_count, 2);
     });
 
     it('reports the required fields together', async () => {
       const r = await t.a.post('/segment/email/store', { segment_id: seg });
       assert.equal(r.status, 422);
-      assert.deepEqual(r.body, fieldErrors({
-        first_name: ['The first name field is required.'],
-        last_name: ['The last name field is required.'],
-        email: ['The email field is required.'],
-      }));
+      assert.deepEqual(
+        r.body,
+        fieldErrors({
+          first_name: ['The first name field is required.'],
+          last_name: ['The last name field is required.'],
+          email: ['The email field is required.'],
+        }),
+      );
       const bad = await t.a.post('/segment/email/store', { segment_id: seg, first_name: 'A', last_name: 'B', email: 'not-an-email' });
       assert.deepEqual(bad.body, fieldErrors({ email: ['The email must be a valid email address.'] }));
     });
@@ -106,16 +159,35 @@ describe('segments: recipients and delete', () => {
       assert.ok(!(await recipients(t.a, seg)).some((x) => x.contact_id === carol));
       assert.equal((await t.a.get('/contacts/details', { contact_id: carol })).status, 200);
       // Still out after the contact changes…
-      await t.a.post('/contacts/update', { contact_id: carol, contact_type_id: ct, first_name: 'Carol', email: 'carol@example.com', country: 101, city: 'Leeds' });
+      await t.a.post('/contacts/update', {
+        contact_id: carol,
+        contact_type_id: ct,
+        first_name: 'Carol',
+        email: 'carol@example.com',
+        country: 101,
+        city: 'Leeds',
+      });
       assert.ok(!(await recipients(t.a, seg)).some((x) => x.contact_id === carol));
       // …and back once the segment is edited.
-      await t.a.post('/segment/update', { segment_id: seg, segment_name: 'Leeds', contact_type_id: ct, select_field: ['city'], select_operator: ['is'], value: ['leeds'] });
+      await t.a.post('/segment/update', {
+        segment_id: seg,
+        segment_name: 'Leeds',
+        contact_type_id: ct,
+        select_field: ['city'],
+        select_operator: ['is'],
+        value: ['leeds'],
+      });
       assert.ok((await recipients(t.a, seg)).some((x) => x.contact_id === carol));
     });
 
     it("answers RNF for a missing, malformed, unknown or another account's recipient, which stays", async () => {
       const theirSeg = await createSegment(t.b, { contact_type_id: await make.contactType(t.b) });
-      const theirs = await t.b.post('/segment/email/store', { segment_id: theirSeg, first_name: 'B', last_name: 'B', email: 'b@example.com' });
+      const theirs = await t.b.post('/segment/email/store', {
+        segment_id: theirSeg,
+        first_name: 'B',
+        last_name: 'B',
+        email: 'b@example.com',
+      });
       for (const query of [{}, { segment_recipient_id: 'x' }, { segment_recipient_id: 999999 }, { segment_recipient_id: theirs.body.id }]) {
         const r = await t.a.delete('/segment/email/delete', query);
         assert.equal(r.status, 404, JSON.stringify(query));

@@ -75,7 +75,12 @@ describe('senders: verification', () => {
   it('resets verification and mails a new link when from_email changes; the old link stops working', async () => {
     const { id, form, mail } = await saveSender();
     assert.equal((await open(linkIn(mail))).statusCode, 200);
-    const same = await suite.t.a.post('/sender/update', { sender_id: id, ...form, from_name: 'Renamed', from_email: form.from_email.toUpperCase() });
+    const same = await suite.t.a.post('/sender/update', {
+      sender_id: id,
+      ...form,
+      from_name: 'Renamed',
+      from_email: form.from_email.toUpperCase(),
+    });
     assert.deepEqual(same.body, { status: 'success', message: 'Updated Successfully' });
     assert.equal((await details(id)).is_verified, 1, 'same address (any case): still verified');
     const newEmail = uniqueEmail('moved');
@@ -94,7 +99,7 @@ describe('senders: verification', () => {
     assert.equal((await details(id)).is_verified, 1);
   });
 
-  it('mails the account\'s notification recipients when a sender is verified, once', async () => {
+  it("mails the account's notification recipients when a sender is verified, once", async () => {
     const owner = uniqueEmail('owner');
     const otherOwner = uniqueEmail('other-owner');
     assert.equal((await suite.t.a.post('/notification-recipient/save', { email_address: owner, email_owner: 'Olga' })).status, 200);

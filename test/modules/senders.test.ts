@@ -3,7 +3,18 @@ import assert from 'node:assert/strict';
 import { fieldErrors, assertNeedsKeys } from '../helpers.js';
 import { findVerifiedSender } from '../../src/modules/senders/senders.queries.js';
 import { senderFailure } from '../../src/modules/senders/senders.service.js';
-import { TS, SQL_TS, STATE, CITY, OTHER_STATE_CITY, FOREIGN_STATE, uniqueEmail, senderForm, linkIn, sendersSuite } from './senders.helpers.js';
+import {
+  TS,
+  SQL_TS,
+  STATE,
+  CITY,
+  OTHER_STATE_CITY,
+  FOREIGN_STATE,
+  uniqueEmail,
+  senderForm,
+  linkIn,
+  sendersSuite,
+} from './senders.helpers.js';
 
 describe('senders', () => {
   const suite = sendersSuite();
@@ -22,8 +33,24 @@ describe('senders', () => {
     linkIn(mail);
     const s = await details(r.body.id);
     assert.deepEqual(Object.keys(s), [
-      'id', 'user_id', 'from_name', 'from_email', 'reply_to_email', 'country_id', 'state_id', 'city_id', 'zip_code',
-      'company_address', 'company_address2', 'nickname', 'is_verified', 'utr', 'send_at', 'created_at', 'updated_at', 'deleted_at',
+      'id',
+      'user_id',
+      'from_name',
+      'from_email',
+      'reply_to_email',
+      'country_id',
+      'state_id',
+      'city_id',
+      'zip_code',
+      'company_address',
+      'company_address2',
+      'nickname',
+      'is_verified',
+      'utr',
+      'send_at',
+      'created_at',
+      'updated_at',
+      'deleted_at',
     ]);
     assert.equal(s.user_id, suite.t.a.keys!.user_id);
     assert.equal(s.from_email, form.from_email);
@@ -63,15 +90,18 @@ describe('senders', () => {
 
   it('rejects bad addresses, header line breaks and over-long company addresses', async () => {
     const long = 'x'.repeat(256);
-    const r = await suite.t.a.post('/sender/save', senderForm({
-      from_email: 'not-an-email',
-      reply_to_email: 'a@b.c\r\nBcc: victim@example.com',
-      from_name: 'Evil\r\nBcc: victim@example.com',
-      nickname: 'nick\nname',
-      company_address: long,
-      company_address2: long,
-      country_id: 'abc',
-    }));
+    const r = await suite.t.a.post(
+      '/sender/save',
+      senderForm({
+        from_email: 'not-an-email',
+        reply_to_email: 'a@b.c\r\nBcc: victim@example.com',
+        from_name: 'Evil\r\nBcc: victim@example.com',
+        nickname: 'nick\nname',
+        company_address: long,
+        company_address2: long,
+        country_id: 'abc',
+      }),
+    );
     assert.equal(r.status, 422);
     assert.deepEqual(r.body.errors.from_email, ['The from email must be a valid email address.']);
     assert.ok(r.body.errors.reply_to_email.includes('The reply to email format is invalid.'));
@@ -82,7 +112,7 @@ describe('senders', () => {
     assert.deepEqual(r.body.errors.country_id, ['The country id must be an integer.']);
   });
 
-  it('checks that the country exists, the state is the country\'s and the city the state\'s', async () => {
+  it("checks that the country exists, the state is the country's and the city the state's", async () => {
     const unknown = await suite.t.a.post('/sender/save', senderForm({ country_id: 999999 }));
     assert.deepEqual(unknown.body, fieldErrors({ country_id: ['The selected country id is invalid.'] }));
     const state = await suite.t.a.post('/sender/save', senderForm({ state_id: FOREIGN_STATE.id, city_id: undefined }));
@@ -91,17 +121,19 @@ describe('senders', () => {
     const city = await suite.t.a.post('/sender/save', senderForm({ city_id: OTHER_STATE_CITY.id }));
     assert.deepEqual(city.body, fieldErrors({ city_id: ['The selected city id is invalid.'] }));
     const both = await suite.t.a.post('/sender/save', senderForm({ state_id: 999999999, city_id: 999999999, nickname: '' }));
-    assert.deepEqual(both.body, fieldErrors({
-      nickname: ['The nickname field is required.'],
-      state_id: ['The selected state id is invalid.'],
-      city_id: ['The selected city id is invalid.'],
-    }));
+    assert.deepEqual(
+      both.body,
+      fieldErrors({
+        nickname: ['The nickname field is required.'],
+        state_id: ['The selected state id is invalid.'],
+        city_id: ['The selected city id is invalid.'],
+      }),
+    );
     const cityWithoutState = await suite.t.a.post('/sender/save', senderForm({ state_id: undefined, city_id: CITY.id }));
     assert.equal(cityWithoutState.status, 200, 'a city of the country is accepted without a state');
   });
 
-
-  it('lists the account\'s senders newest first, by GET and by POST, with paging', async () => {
+  it("lists the account's senders newest first, by GET and by POST, with paging", async () => {
     // The first without its optional fields, so the list holds null values too.
     const sparse = { state_id: undefined, city_id: undefined, zip_code: undefined, company_address2: undefined };
     const first = (await saveSender(suite.t.a, sparse)).id;
@@ -112,7 +144,10 @@ describe('senders', () => {
       const ids = r.body.message.senders.map((s: { id: number }) => s.id);
       assert.equal(ids[0], second);
       assert.ok(ids.includes(first));
-      assert.deepEqual(ids, [...ids].sort((x: number, y: number) => y - x));
+      assert.deepEqual(
+        ids,
+        [...ids].sort((x: number, y: number) => y - x),
+      );
     }
     const paged = await suite.t.a.get('/senders', { page: 1, per_page: 1 });
     assert.equal(paged.body.message.senders.length, 1);
@@ -133,7 +168,10 @@ describe('senders', () => {
     assert.equal(s.nickname, 'renamed');
     assert.equal(s.zip_code, null);
     const missing = await suite.t.a.post('/sender/update', { ...form, nickname: '' });
-    assert.deepEqual(missing.body, fieldErrors({ sender_id: ['The sender id field is required.'], nickname: ['The nickname field is required.'] }));
+    assert.deepEqual(
+      missing.body,
+      fieldErrors({ sender_id: ['The sender id field is required.'], nickname: ['The nickname field is required.'] }),
+    );
     const unknown = await suite.t.a.post('/sender/update', { ...form, sender_id: 99999999 });
     assert.equal(unknown.status, 404);
     assert.deepEqual(unknown.body, { status: 'failed', errors: 'Record Not Found' });
@@ -152,12 +190,16 @@ describe('senders', () => {
     const again = await suite.t.a.delete('/sender/delete', { sender_id: id });
     assert.deepEqual(again.body, { status: 'failed', errors: 'Record Not Found' });
     assert.equal((await open(linkIn(mail))).statusCode, 404, 'a deleted sender cannot be verified');
-    const row = await suite.t.database.db.selectFrom('senders').select(['deleted_at', 'is_verified']).where('id', '=', id).executeTakeFirstOrThrow();
+    const row = await suite.t.database.db
+      .selectFrom('senders')
+      .select(['deleted_at', 'is_verified'])
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
     assert.match(row.deleted_at!, TS);
     assert.equal(row.is_verified, 0);
   });
 
-  it('answers Record Not Found for another account\'s sender and leaves it unchanged', async () => {
+  it("answers Record Not Found for another account's sender and leaves it unchanged", async () => {
     const { id, form } = await saveSender(suite.t.b);
     const before = await details(id, suite.t.b);
     const rnf = { status: 'failed', errors: 'Record Not Found' };

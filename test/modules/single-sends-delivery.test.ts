@@ -6,9 +6,20 @@ import { trackingLinks } from '../../src/delivery/tracking.js';
 import { compiledDesignsCached, compiledFor, renderSingleSendBatch } from '../../src/modules/single-sends/message.js';
 import { startDueSends } from '../../src/modules/single-sends/single-sends.engine.js';
 import type { SinkMessage } from '../support/smtp-sink.js';
-import { createSend, details, group, messagesOf, sendForm, setupSends, typeWith, verifiedSender, type SendsContext } from './single-sends.helpers.js';
+import {
+  createSend,
+  details,
+  group,
+  messagesOf,
+  sendForm,
+  setupSends,
+  typeWith,
+  verifiedSender,
+  type SendsContext,
+} from './single-sends.helpers.js';
 
-const DESIGN = '<html><head><title></title></head><body><p>Dear ((first_name)) ((last_name))</p><p>Yours, ((sender_name))</p></body></html>';
+const DESIGN =
+  '<html><head><title></title></head><body><p>Dear ((first_name)) ((last_name))</p><p>Yours, ((sender_name))</p></body></html>';
 
 describe('single sends: delivered end to end through the queue to a real SMTP server', () => {
   let t: SendsContext;
@@ -36,7 +47,14 @@ describe('single sends: delivered end to end through the queue to a real SMTP se
     });
     assert.equal(seg.status, 200, seg.text);
     assert.equal(
-      (await t.a.post('/segment/email/store', { segment_id: seg.body.id, first_name: 'Hanna', last_name: 'Hand', email: 'hanna@example.com' })).status,
+      (
+        await t.a.post('/segment/email/store', {
+          segment_id: seg.body.id,
+          first_name: 'Hanna',
+          last_name: 'Hand',
+          email: 'hanna@example.com',
+        })
+      ).status,
       200,
     );
     assert.equal((await t.a.post('/notification-recipient/save', { email_address: 'boss@example.com', email_owner: 'Boss' })).status, 200);
@@ -44,7 +62,11 @@ describe('single sends: delivered end to end through the queue to a real SMTP se
     senderEmail = (await t.a.get('/sender/details', { sender_id: base.sender })).body.message.sender.from_email;
     utr = await createSend(
       t.a,
-      sendForm(base, { template_html: DESIGN, subject: 'Hi ((first_name))', recipient_id: [`contacts_${type}`, `segments_${seg.body.id}`] }),
+      sendForm(base, {
+        template_html: DESIGN,
+        subject: 'Hi ((first_name))',
+        recipient_id: [`contacts_${type}`, `segments_${seg.body.id}`],
+      }),
     );
     t.sink!.reject('bounce@example.com', 550);
     // The send starts (its recipients are resolved), then one of them unsubscribes before the worker sends.

@@ -3,10 +3,27 @@ import { after, before, describe, test } from 'node:test';
 import type { Client } from '../helpers.js';
 import { completeSends, startDueSends } from '../../src/modules/single-sends/single-sends.engine.js';
 import { zonedToUtc } from '../../src/modules/single-sends/single-sends.rules.js';
-import { createSend, details, group, messagesOf, sendForm, sendRow, setupSends, typeWith, verifiedSender, type SendsContext } from './single-sends.helpers.js';
+import {
+  createSend,
+  details,
+  group,
+  messagesOf,
+  sendForm,
+  sendRow,
+  setupSends,
+  typeWith,
+  verifiedSender,
+  type SendsContext,
+} from './single-sends.helpers.js';
 
 async function segment(c: Client, type: number, operator: string, value: string[]): Promise<number> {
-  const r = await c.post('/segment/create', { segment_name: 'S', contact_type_id: type, select_field: ['email'], select_operator: [operator], value });
+  const r = await c.post('/segment/create', {
+    segment_name: 'S',
+    contact_type_id: type,
+    select_field: ['email'],
+    select_operator: [operator],
+    value,
+  });
   assert.equal(r.status, 200, r.text);
   return r.body.id;
 }
@@ -51,8 +68,14 @@ describe('single sends: who receives a send', () => {
     await handAdd(t.a, ex, 'Zed@example.com', 'Z');
     const other = await group(t.a, 'Other');
     assert.equal((await t.a.post('/global-unsubscribes/save', { email_address: 'ERIN@example.com' })).status, 200);
-    assert.equal((await t.a.post('/unsubscribes-groups/manually-add', { unsubscribe_groups_id: base.group, email_address: 'fay@example.com' })).status, 200);
-    assert.equal((await t.a.post('/unsubscribes-groups/manually-add', { unsubscribe_groups_id: other, email_address: 'gus@example.com' })).status, 200);
+    assert.equal(
+      (await t.a.post('/unsubscribes-groups/manually-add', { unsubscribe_groups_id: base.group, email_address: 'fay@example.com' })).status,
+      200,
+    );
+    assert.equal(
+      (await t.a.post('/unsubscribes-groups/manually-add', { unsubscribe_groups_id: other, email_address: 'gus@example.com' })).status,
+      200,
+    );
     // Another account's unsubscribe of carol suppresses nothing here.
     assert.equal((await t.b.post('/global-unsubscribes/save', { email_address: 'carol@example.com' })).status, 200);
     await t.database.db
@@ -61,7 +84,10 @@ describe('single sends: who receives a send', () => {
       .execute();
     const utr = await createSend(
       t.a,
-      sendForm({ ...base, type: one.type }, { recipient_id: [`contacts_${one.type}`, `segments_${seg}`], exclude_specific_recipient_id: [`segments_${ex}`] }),
+      sendForm(
+        { ...base, type: one.type },
+        { recipient_id: [`contacts_${one.type}`, `segments_${seg}`], exclude_specific_recipient_id: [`segments_${ex}`] },
+      ),
     );
     assert.equal((await t.a.delete('/contacts/delete', { contact_id: dave })).status, 200);
 
@@ -122,7 +148,10 @@ describe('single sends: scheduling on a controllable clock', () => {
 
   test('a named zone: 05:45 in New York in January is 10:45 UTC', async () => {
     t.clock.set('2030-01-15T10:40:00.000Z');
-    const utr = await createSend(t.a, sendForm(base, { schedule_type: 1, schedule_date: '2030-01-15', schedule_time: '05:45', timezone: 'America/New_York' }));
+    const utr = await createSend(
+      t.a,
+      sendForm(base, { schedule_type: 1, schedule_date: '2030-01-15', schedule_time: '05:45', timezone: 'America/New_York' }),
+    );
     t.clock.set('2030-01-15T10:44:59.999Z');
     await startDueSends(t.deps, t.clock.now());
     assert.equal(await status(utr), 1);

@@ -125,7 +125,10 @@ describe('single sends: the API', () => {
       [{ recipient_id: ['segments_999999'] }, { recipient_id: ['The selected recipient id is invalid.'] }],
       [{ recipient_id: ['people_1'] }, { recipient_id: ['The selected recipient id is invalid.'] }],
       [{ recipient_id: [`contacts_${base.type}`, 'contacts_x'] }, { recipient_id: ['The selected recipient id is invalid.'] }],
-      [{ exclude_specific_recipient_id: [`contacts_${bType}`] }, { exclude_specific_recipient_id: ['The selected exclude specific recipient id is invalid.'] }],
+      [
+        { exclude_specific_recipient_id: [`contacts_${bType}`] },
+        { exclude_specific_recipient_id: ['The selected exclude specific recipient id is invalid.'] },
+      ],
       [{ template_id: 999 }, { template_id: ['The selected template id is invalid.'] }],
       [{ template_id: 'x' }, { template_id: ['The template id must be an integer.'] }],
       [{ sender_id: 'x' }, { sender_id: ['The sender id must be an integer.'] }],
@@ -165,7 +168,9 @@ describe('single sends: the API', () => {
             {
               tagName: 'mj-section',
               attributes: {},
-              children: [{ tagName: 'mj-column', attributes: {}, children: [{ tagName: 'mj-text', attributes: {}, content: 'Hi ((first_name))' }] }],
+              children: [
+                { tagName: 'mj-column', attributes: {}, children: [{ tagName: 'mj-text', attributes: {}, content: 'Hi ((first_name))' }] },
+              ],
             },
           ],
         },
@@ -180,7 +185,10 @@ describe('single sends: the API', () => {
   test('CR or LF in the name or subject is refused (they reach mail headers)', async () => {
     const r = await t.a.post('/single/send/create', sendForm(base, { single_send_name: 'a\r\nBcc: x@example.com', subject: 'b\nX: y' }));
     assert.equal(r.status, 422);
-    assert.deepEqual(r.body, fieldErrors({ single_send_name: ['The single send name format is invalid.'], subject: ['The subject format is invalid.'] }));
+    assert.deepEqual(
+      r.body,
+      fieldErrors({ single_send_name: ['The single send name format is invalid.'], subject: ['The subject format is invalid.'] }),
+    );
   });
 
   test('the schedule: type 0 or 1, date and time required when scheduled, valid date, time and IANA zone', async () => {
@@ -193,15 +201,30 @@ describe('single sends: the API', () => {
           schedule_time: ['The schedule time field is required when schedule type is 1.'],
         },
       ],
-      [{ schedule_type: 1, schedule_date: '2030-02-30', schedule_time: '10:00' }, { schedule_date: ['The schedule date is not a valid date.'] }],
-      [{ schedule_type: 1, schedule_date: '30-01-2030', schedule_time: '10:00' }, { schedule_date: ['The schedule date is not a valid date.'] }],
-      [{ schedule_type: 1, schedule_date: '2030-02-01', schedule_time: '24:00' }, { schedule_time: ['The schedule time format is invalid.'] }],
-      [{ schedule_type: 1, schedule_date: '2030-02-01', schedule_time: '9am' }, { schedule_time: ['The schedule time format is invalid.'] }],
+      [
+        { schedule_type: 1, schedule_date: '2030-02-30', schedule_time: '10:00' },
+        { schedule_date: ['The schedule date is not a valid date.'] },
+      ],
+      [
+        { schedule_type: 1, schedule_date: '30-01-2030', schedule_time: '10:00' },
+        { schedule_date: ['The schedule date is not a valid date.'] },
+      ],
+      [
+        { schedule_type: 1, schedule_date: '2030-02-01', schedule_time: '24:00' },
+        { schedule_time: ['The schedule time format is invalid.'] },
+      ],
+      [
+        { schedule_type: 1, schedule_date: '2030-02-01', schedule_time: '9am' },
+        { schedule_time: ['The schedule time format is invalid.'] },
+      ],
       [
         { schedule_type: 1, schedule_date: '2030-02-01', schedule_time: '10:00', timezone: 'Mars/Olympus' },
         { timezone: ['The selected timezone is invalid.'] },
       ],
-      [{ schedule_type: 1, schedule_date: '2030-02-01', schedule_time: '10:00', timezone: '+03:00' }, { timezone: ['The selected timezone is invalid.'] }],
+      [
+        { schedule_type: 1, schedule_date: '2030-02-01', schedule_time: '10:00', timezone: '+03:00' },
+        { timezone: ['The selected timezone is invalid.'] },
+      ],
     ];
     for (const [extra, errors] of cases) {
       const r = await t.a.post('/single/send/create', sendForm(base, extra));
@@ -245,7 +268,11 @@ describe('single sends: the API', () => {
         assert.deepEqual((await t.b.post('/single/send/duplicate', {}, { utr })).body, Rnf);
         assert.deepEqual((await t.b.delete('/single/send/delete', { utr })).body, Rnf);
         assert.deepEqual((await t.b.post('/single/send/bulk-delete', { strIds: [utr] })).body, Rnf);
-        const bBase = { sender: await verifiedSender(t, t.b), group: await group(t.b), type: (await typeWith(t.b, [['bb@example.com']])).type };
+        const bBase = {
+          sender: await verifiedSender(t, t.b),
+          group: await group(t.b),
+          type: (await typeWith(t.b, [['bb@example.com']])).type,
+        };
         const up = await t.b.post('/single/send/update', { utr, ...sendForm(bBase) });
         assert.equal(up.status, 404);
         assert.deepEqual(up.body, Rnf);
@@ -292,7 +319,16 @@ describe('single sends: the API', () => {
     const utr = await createSend(t.a, sendForm(base, { single_send_name: 'Original' }));
     await t.database.db
       .updateTable('single_sends')
-      .set({ triggered: 5, delivered: 4, bounces: 1, total_opens: 3, unique_opens: 2, unsubscribes: 1, status: 3, sent_at: '2030-01-15 10:00:00' })
+      .set({
+        triggered: 5,
+        delivered: 4,
+        bounces: 1,
+        total_opens: 3,
+        unique_opens: 2,
+        unsubscribes: 1,
+        status: 3,
+        sent_at: '2030-01-15 10:00:00',
+      })
       .where('utr', '=', utr)
       .execute();
     for (const method of ['POST', 'GET']) {
@@ -309,7 +345,10 @@ describe('single sends: the API', () => {
         [copy.status, copy.triggered, copy.delivered, copy.bounces, copy.total_opens, copy.unique_opens, copy.unsubscribes, copy.sent_at],
         [0, 0, 0, 0, 0, 0, 0, null],
       );
-      assert.deepEqual([copy.subject, copy.recipient_id, copy.template_html], [original.subject, original.recipient_id, original.template_html]);
+      assert.deepEqual(
+        [copy.subject, copy.recipient_id, copy.template_html],
+        [original.subject, original.recipient_id, original.template_html],
+      );
       assert.equal((await sendRow(t, r.body.utr)).due_at, null);
     }
   });

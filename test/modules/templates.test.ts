@@ -6,9 +6,27 @@ import { compileMjml } from '../../src/modules/templates/templates.mjml.js';
 const TS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
 const FIELDS = ['id', 'template_name', 'preview_image', 'json_code', 'html_code', 'is_blank', 'created_at', 'updated_at'];
 const CONTENTS = [
-  'first_name', 'last_name', 'email', 'alt_email', 'country', 'state', 'city', 'address_line1', 'address_line2',
-  'state_province_region', 'postal_code', 'full_name', 'father_name', 'designation', 'age', 'company_name',
-  'birth_date', 'join_date', 'sender_name', 'sender_address', 'unsubscribe_preferences',
+  'first_name',
+  'last_name',
+  'email',
+  'alt_email',
+  'country',
+  'state',
+  'city',
+  'address_line1',
+  'address_line2',
+  'state_province_region',
+  'postal_code',
+  'full_name',
+  'father_name',
+  'designation',
+  'age',
+  'company_name',
+  'birth_date',
+  'join_date',
+  'sender_name',
+  'sender_address',
+  'unsubscribe_preferences',
 ];
 const PNG_MAGIC = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
@@ -40,7 +58,10 @@ describe('design templates and dynamic content', () => {
       assert.ok(tpl.updated_at === null || TS.test(tpl.updated_at));
     }
     const ids = templates.map((x) => x.id);
-    assert.deepEqual(ids, [...ids].sort((x, y) => x - y));
+    assert.deepEqual(
+      ids,
+      [...ids].sort((x, y) => x - y),
+    );
     assert.equal(new Set(ids).size, ids.length);
   });
 
@@ -129,7 +150,11 @@ describe('template preview images', () => {
       assert.ok(r.rawPayload.length > 1000 && r.rawPayload.length < 200 * 1024, `${tpl.preview_image}: ${r.rawPayload.length} bytes`);
       assert.match(String(r.headers['cache-control']), /public, max-age=\d+/);
       assert.equal(r.headers['x-content-type-options'], 'nosniff');
-      const again = await t.app.inject({ method: 'GET', url: `/images/templates/${tpl.preview_image}`, headers: { 'if-none-match': String(r.headers.etag) } });
+      const again = await t.app.inject({
+        method: 'GET',
+        url: `/images/templates/${tpl.preview_image}`,
+        headers: { 'if-none-match': String(r.headers.etag) },
+      });
       assert.equal(again.statusCode, 304);
     }
   });

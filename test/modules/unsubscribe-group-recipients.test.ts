@@ -13,7 +13,10 @@ describe('unsubscribe group recipients', () => {
   after(() => t.close());
 
   it('adds a comma-separated list and returns the text with the ids', async () => {
-    const r = await t.a.post('/unsubscribes-groups/manually-add', { unsubscribe_groups_id: group, email_address: 'r1@example.com , r2@example.com' });
+    const r = await t.a.post('/unsubscribes-groups/manually-add', {
+      unsubscribe_groups_id: group,
+      email_address: 'r1@example.com , r2@example.com',
+    });
     assert.equal(r.status, 200);
     assert.deepEqual(Object.keys(r.body), ['status', 'message', 'id', 'ids']);
     assert.equal(r.body.message, 'Added Successfully');
@@ -50,7 +53,10 @@ describe('unsubscribe group recipients', () => {
       }),
     );
     const theirs = await addGroup(t.b);
-    const foreign = await t.a.post('/unsubscribes-groups/manually-add', { unsubscribe_groups_id: theirs, email_address: 'ok@example.com, bad@' });
+    const foreign = await t.a.post('/unsubscribes-groups/manually-add', {
+      unsubscribe_groups_id: theirs,
+      email_address: 'ok@example.com, bad@',
+    });
     assert.deepEqual(
       foreign.body,
       fieldErrors({
@@ -61,7 +67,10 @@ describe('unsubscribe group recipients', () => {
     assert.equal((await recipients(t.b, theirs)).length, 0);
     const notInt = await t.a.post('/unsubscribes-groups/manually-add', { unsubscribe_groups_id: 'abc', email_address: 'ok@example.com' });
     assert.deepEqual(notInt.body, fieldErrors({ unsubscribe_groups_id: ['The unsubscribe groups id must be an integer.'] }));
-    const unknown = await t.a.post('/unsubscribes-groups/manually-add', { unsubscribe_groups_id: 99999999, email_address: 'ok@example.com' });
+    const unknown = await t.a.post('/unsubscribes-groups/manually-add', {
+      unsubscribe_groups_id: 99999999,
+      email_address: 'ok@example.com',
+    });
     assert.deepEqual(unknown.body, fieldErrors({ unsubscribe_groups_id: ['The selected unsubscribe groups id is invalid.'] }));
     assert.ok(!(await recipients(t.a, group)).some((e) => e.email_address === 'ok@example.com'));
   });
@@ -71,12 +80,18 @@ describe('unsubscribe group recipients', () => {
     assert.ok(list.length >= 3);
     assert.ok(list.every((e) => e.unsubscribe_groups_id === group));
     const ids = list.map((e) => e.id);
-    assert.deepEqual(ids, [...ids].sort((x, y) => y - x));
+    assert.deepEqual(
+      ids,
+      [...ids].sort((x, y) => y - x),
+    );
     const page = await t.a.get('/unsubscribes-groups/recipients-list', { groupId: group, per_page: 1 });
     assert.equal(page.body.message.recipients.length, 1);
     assert.deepEqual(page.body.message.meta, { page: 1, per_page: 1, total: list.length });
     // A page is serialised through the route's response schema, the whole list is streamed: same records.
-    assert.deepEqual((await t.a.get('/unsubscribes-groups/recipients-list', { groupId: group, per_page: 100 })).body.message.recipients, list);
+    assert.deepEqual(
+      (await t.a.get('/unsubscribes-groups/recipients-list', { groupId: group, per_page: 100 })).body.message.recipients,
+      list,
+    );
     for (const query of [{ groupId: group }, { groupId: 99999999 }, { groupId: 'x' }, undefined]) {
       const r = await t.b.get('/unsubscribes-groups/recipients-list', query);
       assert.equal(r.status, 404);

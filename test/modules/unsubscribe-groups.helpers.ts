@@ -18,7 +18,10 @@ export async function details(c: Client, id: unknown) {
 }
 
 /** The group's recipients, as listed. */
-export async function recipients(c: Client, groupId: number): Promise<Array<{ id: number; email_address: string; unsubscribe_groups_id: number }>> {
+export async function recipients(
+  c: Client,
+  groupId: number,
+): Promise<Array<{ id: number; email_address: string; unsubscribe_groups_id: number }>> {
   const r = await c.get('/unsubscribes-groups/recipients-list', { groupId });
   assert.equal(r.status, 200, r.text);
   return r.body.message.recipients;

@@ -47,7 +47,9 @@ describe('unsubscribe groups', () => {
 
   it('gives every group its own numeric rand_id', async () => {
     const ids = [await addGroup(t.a), await addGroup(t.a), await addGroup(t.b)];
-    const rands = await Promise.all(ids.map(async (id, i) => (await details(i < 2 ? t.a : t.b, id)).body.message.unsubscribesGroup.rand_id));
+    const rands = await Promise.all(
+      ids.map(async (id, i) => (await details(i < 2 ? t.a : t.b, id)).body.message.unsubscribesGroup.rand_id),
+    );
     assert.equal(new Set(rands).size, 3);
   });
 
@@ -57,7 +59,9 @@ describe('unsubscribe groups', () => {
     const json = await t.a.request('POST', '/unsubscribes-groups/save', { json: { group_name: 'J', description: 'j', is_display: false } });
     assert.equal(json.status, 200);
     assert.equal((await details(t.a, json.body.id)).body.message.unsubscribesGroup.is_display, 0);
-    const jsonTrue = await t.a.request('POST', '/unsubscribes-groups/save', { json: { group_name: 'J', description: 'j', is_display: true } });
+    const jsonTrue = await t.a.request('POST', '/unsubscribes-groups/save', {
+      json: { group_name: 'J', description: 'j', is_display: true },
+    });
     assert.equal((await details(t.a, jsonTrue.body.id)).body.message.unsubscribesGroup.is_display, 1);
   });
 
@@ -103,7 +107,10 @@ describe('unsubscribe groups', () => {
     assert.ok(list.every((g: { user_id: number }) => g.user_id === t.a.keys!.user_id));
     assert.ok(!list.some((g: { id: number }) => g.id === foreign));
     const ids = list.map((g: { id: number }) => g.id);
-    assert.deepEqual(ids, [...ids].sort((x: number, y: number) => y - x));
+    assert.deepEqual(
+      ids,
+      [...ids].sort((x: number, y: number) => y - x),
+    );
     const page = await t.a.get('/unsubscribes-groups', { page: 2, per_page: 1 });
     assert.equal(page.body.message.unsubscribesGroups[0].id, ids[1]);
     assert.deepEqual(page.body.message.meta, { page: 2, per_page: 1, total: ids.length });
@@ -169,7 +176,10 @@ describe('unsubscribe groups', () => {
     const list = (await t.a.get('/unsubscribes-groups')).body.message.unsubscribesGroups;
     assert.ok(!list.some((g: { id: number }) => g.id === id));
     assert.deepEqual((await t.a.get('/unsubscribes-groups/recipients-list', { groupId: id })).body, RNF);
-    assert.deepEqual((await t.a.post('/unsubscribes-groups/update', { group_name: 'x', description: 'x', is_display: 1 }, { id })).body, RNF);
+    assert.deepEqual(
+      (await t.a.post('/unsubscribes-groups/update', { group_name: 'x', description: 'x', is_display: 1 }, { id })).body,
+      RNF,
+    );
     const add = await t.a.post('/unsubscribes-groups/manually-add', { unsubscribe_groups_id: id, email_address: 'x@example.com' });
     assert.deepEqual(add.body, fieldErrors({ unsubscribe_groups_id: ['The selected unsubscribe groups id is invalid.'] }));
     const suppressed = await suppressedEmails(t.database.db, t.a.keys!.user_id, ['kept@example.com'], id);

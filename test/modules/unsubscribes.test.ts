@@ -1,7 +1,12 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { fieldErrors, setup, type Client, type TestContext, assertNeedsKeys } from '../helpers.js';
-import { isSuppressed, suppressedEmails, unsubscribeEmail, unsubscriptionsOf } from '../../src/modules/unsubscribes/unsubscribes.suppression.js';
+import {
+  isSuppressed,
+  suppressedEmails,
+  unsubscribeEmail,
+  unsubscriptionsOf,
+} from '../../src/modules/unsubscribes/unsubscribes.suppression.js';
 import { NotFound, ValidationError } from '../../src/http/errors.js';
 
 const TS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
@@ -115,7 +120,10 @@ describe('global unsubscribes', () => {
     assert.ok(list.every((e) => e.user_id === t.a.keys!.user_id && e.unsubscribe_groups_id === null));
     assert.ok(!list.some((e) => e.email_address === 'in-group@example.com' || e.email_address === 'b-only@example.com'));
     const ids = list.map((e) => e.id);
-    assert.deepEqual(ids, [...ids].sort((x, y) => y - x));
+    assert.deepEqual(
+      ids,
+      [...ids].sort((x, y) => y - x),
+    );
     const page = await t.a.get('/global-unsubscribes', { page: 1, per_page: 2 });
     assert.equal(page.body.message.unSubscribers.length, 2);
     assert.deepEqual(page.body.message.meta, { page: 1, per_page: 2, total: list.length });
@@ -211,9 +219,16 @@ describe('suppression and unsubscribe functions for delivery', () => {
 
   it('keeps one entry per address when the same address is unsubscribed concurrently', async () => {
     const db = t.database.db;
-    const results = await Promise.all(Array.from({ length: 12 }, (_, i) => unsubscribeEmail(db, a, i % 2 ? 'race@example.com' : 'RACE@example.com', null)));
+    const results = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => unsubscribeEmail(db, a, i % 2 ? 'race@example.com' : 'RACE@example.com', null)),
+    );
     assert.equal(results.filter(Boolean).length, 1);
-    const rows = await db.selectFrom('unsubscribers').selectAll().where('user_id', '=', a).where('email_key', '=', 'race@example.com').execute();
+    const rows = await db
+      .selectFrom('unsubscribers')
+      .selectAll()
+      .where('user_id', '=', a)
+      .where('email_key', '=', 'race@example.com')
+      .execute();
     assert.equal(rows.length, 1);
   });
 

@@ -24,8 +24,13 @@ describe('the PostgreSQL listener', { skip: ENGINE !== 'postgres' && 'PostgreSQL
   const notify = (channel: string, payload = '') => sql`select pg_notify(${channel}, ${payload})`.execute(database.db);
   const listeners = async () =>
     Number(
-      (await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity where application_name = ${LISTENER_APP} and datname = current_database()`.execute(database.db))
-        .rows[0].n,
+      (
+        await sql<{
+          n: number;
+        }>`select count(*)::int as n from pg_stat_activity where application_name = ${LISTENER_APP} and datname = current_database()`.execute(
+          database.db,
+        )
+      ).rows[0].n,
     );
 
   it('is the one listening connection of a server database, and there is none without `server`', async () => {
@@ -85,7 +90,9 @@ describe('the PostgreSQL listener', { skip: ENGINE !== 'postgres' && 'PostgreSQL
     listener.listen('campaign_test_again', (p) => got.push(p ?? ''));
     await until(() => listener.isListening());
     const losses = listener.losses();
-    await sql`select pg_terminate_backend(pid) from pg_stat_activity where application_name = ${LISTENER_APP} and datname = current_database()`.execute(database.db);
+    await sql`select pg_terminate_backend(pid) from pg_stat_activity where application_name = ${LISTENER_APP} and datname = current_database()`.execute(
+      database.db,
+    );
     await until(() => !listener.isListening());
     assert.equal(listener.losses(), losses + 1);
     await until(() => listener.isListening());

@@ -53,13 +53,22 @@ describe('metrics (open)', () => {
 
   it('includes the process metrics', async () => {
     const text = (await t.anon.get('/metrics')).text;
-    for (const name of ['process_cpu_user_seconds_total', 'process_resident_memory_bytes', 'nodejs_heap_size_used_bytes', 'nodejs_eventloop_lag_seconds']) {
+    for (const name of [
+      'process_cpu_user_seconds_total',
+      'process_resident_memory_bytes',
+      'nodejs_heap_size_used_bytes',
+      'nodejs_eventloop_lag_seconds',
+    ]) {
       assert.ok(sample(text, name, {}) !== undefined, name);
     }
   });
 
   it('shows what other parts of the process register on deps.metrics', async () => {
-    const gauge = new Gauge({ name: 'campaign_test_queue_depth', help: 'A gauge added from outside the app.', registers: [t.app.deps.metrics] });
+    const gauge = new Gauge({
+      name: 'campaign_test_queue_depth',
+      help: 'A gauge added from outside the app.',
+      registers: [t.app.deps.metrics],
+    });
     gauge.set(42);
     assert.equal(sample((await t.anon.get('/metrics')).text, 'campaign_test_queue_depth', {}), 42);
   });
@@ -90,14 +99,18 @@ describe('metrics with METRICS_TOKEN', () => {
   });
   after(() => t.close());
 
-  const scrape = (authorization?: string) => t.anon.request('GET', '/metrics', { headers: authorization === undefined ? {} : { authorization } });
+  const scrape = (authorization?: string) =>
+    t.anon.request('GET', '/metrics', { headers: authorization === undefined ? {} : { authorization } });
 
   it('answers 401 in the failure envelope without the bearer token', async () => {
     for (const authorization of [undefined, '', 'Bearer', `Bearer ${token}x`, `Bearer ${token.slice(0, -1)}`, `Basic ${token}`, token]) {
       const r = await scrape(authorization);
       assert.equal(r.status, 401, String(authorization));
       assert.equal(r.headers['content-type'], 'application/json; charset=utf-8');
-      assert.deepEqual(r.body, { status: 'failed', errors: 'A valid metrics token is required: send Authorization: Bearer <METRICS_TOKEN>.' });
+      assert.deepEqual(r.body, {
+        status: 'failed',
+        errors: 'A valid metrics token is required: send Authorization: Bearer <METRICS_TOKEN>.',
+      });
       assert.equal(r.headers['www-authenticate'], 'Bearer realm="metrics"');
     }
   });

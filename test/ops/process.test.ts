@@ -8,8 +8,6 @@ import { join } from 'node:path';
 import { ENGINE, freshDatabase } from '../helpers.js';
 import { ROOT, run } from '../support/run.js';
 
-
-
 /** A port nobody listens on, found by listening on port 0 and letting it go. */
 function freePort(): Promise<number> {
   return new Promise((done) => {
@@ -77,7 +75,11 @@ describe('the service as a process (compiled, started by npm)', () => {
   it('npm start serves with plain node; the CLI scripts work beside it; SIGTERM to npm stops the server, no orphan', async () => {
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
-    const npm: ChildProcess = spawn('npm', ['start'], { cwd: ROOT, env: { ...process.env, ...env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const npm: ChildProcess = spawn('npm', ['start'], {
+      cwd: ROOT,
+      env: { ...process.env, ...env, PORT: String(port) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     npm.stdout!.on('data', (d) => (stdout += d));
     npm.stderr!.resume();

@@ -32,12 +32,20 @@ describe('request log', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const lines = () => output.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+  const lines = () =>
+    output
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
   const requestLines = () => lines().filter((l) => l.msg === 'request');
 
   it('writes exactly one line per request: method, route pattern, status, time and account id', async () => {
     output = '';
-    const r = await app.inject({ method: 'GET', url: '/contacts-type?page=2', headers: { publickey: keys.public_key, secretkey: keys.secret_key } });
+    const r = await app.inject({
+      method: 'GET',
+      url: '/contacts-type?page=2',
+      headers: { publickey: keys.public_key, secretkey: keys.secret_key },
+    });
     assert.equal(r.statusCode, 200);
     const all = lines();
     assert.equal(all.length, 1, output);
@@ -72,7 +80,12 @@ describe('request log', () => {
     await app.inject({ method: 'GET', url: '/contacts-type', headers });
     await app.inject({ method: 'GET', url: '/contacts-type', headers: { ...headers, secretkey: keys.secret_key + 'x' } });
     await app.inject({ method: 'POST', url: '/contacts/add', headers, payload: { email: 'not an address' } });
-    await app.inject({ method: 'POST', url: '/contacts/add', headers: { ...headers, 'content-type': 'application/json' }, payload: '{broken' });
+    await app.inject({
+      method: 'POST',
+      url: '/contacts/add',
+      headers: { ...headers, 'content-type': 'application/json' },
+      payload: '{broken',
+    });
     await app.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${token}` } });
     await app.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${token}!` } });
     assert.equal(requestLines().length, 6, output);

@@ -7,7 +7,7 @@ import { createAccount } from '../../src/modules/accounts/accounts.service.js';
 import type { Database } from '../../src/db/index.js';
 import { seedSingleSend, type SeededSend } from './seed.js';
 
-describe('counting opens in batches (the pixel\'s group commit)', () => {
+describe("counting opens in batches (the pixel's group commit)", () => {
   let database: Database;
   let drop: () => Promise<void>;
   let send: SeededSend;
@@ -15,14 +15,21 @@ describe('counting opens in batches (the pixel\'s group commit)', () => {
   before(async () => {
     ({ database, drop } = await freshDatabase());
     const { user_id } = await createAccount(database.db, 'Opens');
-    send = await seedSingleSend(database.db, user_id, Array.from({ length: 20 }, (_, i) => `r${i}@example.com`));
+    send = await seedSingleSend(
+      database.db,
+      user_id,
+      Array.from({ length: 20 }, (_, i) => `r${i}@example.com`),
+    );
     other = await seedSingleSend(database.db, user_id, ['x@example.com']);
   });
   after(() => drop());
 
-  const stats = (id: number) => database.db.selectFrom('single_sends').select(['total_opens', 'unique_opens']).where('id', '=', id).executeTakeFirstOrThrow();
+  const stats = (id: number) =>
+    database.db.selectFrom('single_sends').select(['total_opens', 'unique_opens']).where('id', '=', id).executeTakeFirstOrThrow();
   const opensOf = async (ids: number[]) =>
-    (await database.db.selectFrom('mail_messages').select(['id', 'opens']).where('id', 'in', ids).orderBy('id').execute()).map((r) => r.opens);
+    (await database.db.selectFrom('mail_messages').select(['id', 'opens']).where('id', 'in', ids).orderBy('id').execute()).map(
+      (r) => r.opens,
+    );
   const now = new Date('2031-01-01T00:00:00Z');
 
   it('counts repeated ids of one batch, across two sends, and ignores unknown ids', async () => {
@@ -44,7 +51,10 @@ describe('counting opens in batches (the pixel\'s group commit)', () => {
     const before = await stats(send.sendId);
     await Promise.all(Array.from({ length: 200 }, (_, i) => opens.count(ids[i % ids.length])));
     assert.ok(batches >= 2 && batches < 20, `${batches} transactions for 200 opens`);
-    assert.deepEqual(await opensOf(ids), ids.map(() => 20));
+    assert.deepEqual(
+      await opensOf(ids),
+      ids.map(() => 20),
+    );
     const after = await stats(send.sendId);
     assert.equal(after.total_opens - before.total_opens, 200);
     assert.equal(after.unique_opens - before.unique_opens, 10);

@@ -21,7 +21,15 @@ export async function seedGroup(db: Db, userId: number, name: string, isDisplay:
   const now = isoMicros();
   const row = await db
     .insertInto('unsubscribe_groups')
-    .values({ user_id: userId, rand_id: String(100_000_000_000 + Math.floor(Math.random() * 899_999_999_999)), group_name: name, description, is_display: isDisplay, created_at: now, updated_at: now })
+    .values({
+      user_id: userId,
+      rand_id: String(100_000_000_000 + Math.floor(Math.random() * 899_999_999_999)),
+      group_name: name,
+      description,
+      is_display: isDisplay,
+      created_at: now,
+      updated_at: now,
+    })
     .returning('id')
     .executeTakeFirstOrThrow();
   return row.id;
@@ -33,9 +41,23 @@ export async function seedSingleSend(db: Db, userId: number, emails: string[], o
   const sender = await db
     .insertInto('senders')
     .values({
-      user_id: userId, from_name: 'Ada', from_email: 'ada@example.com', reply_to_email: 'ada@example.com', country_id: 101,
-      state_id: null, city_id: null, zip_code: null, company_address: '1 Main St', company_address2: null, nickname: 'ada',
-      is_verified: 1, utr: randomUUID(), send_at: null, deleted_at: null, created_at: now, updated_at: now,
+      user_id: userId,
+      from_name: 'Ada',
+      from_email: 'ada@example.com',
+      reply_to_email: 'ada@example.com',
+      country_id: 101,
+      state_id: null,
+      city_id: null,
+      zip_code: null,
+      company_address: '1 Main St',
+      company_address2: null,
+      nickname: 'ada',
+      is_verified: 1,
+      utr: randomUUID(),
+      send_at: null,
+      deleted_at: null,
+      created_at: now,
+      updated_at: now,
     })
     .returning('id')
     .executeTakeFirstOrThrow();
@@ -43,20 +65,56 @@ export async function seedSingleSend(db: Db, userId: number, emails: string[], o
   const send = await db
     .insertInto('single_sends')
     .values({
-      user_id: userId, utr: randomUUID(), template_id: 1, template_json: null, template_html: '<p>Hi</p>', recipient_id: '[]',
-      sender_id: sender.id, unsubscribe_group_id: groupId, single_send_name: 'Spring news', from_sender: 'ada@example.com',
-      reply_to: 'ada@example.com', sender_name: 'Ada', sender_address: '1 Main St', subject: 'Hello', preheader: '',
-      schedule_type: 0, schedule_date: '0000-00-00', schedule_time: '00:00:00', timezone: null, due_at: now, status: 3,
-      triggered: emails.length, delivered: emails.length, sent_at: sqlDateTime(), deleted_at: null, created_at: now, updated_at: now,
+      user_id: userId,
+      utr: randomUUID(),
+      template_id: 1,
+      template_json: null,
+      template_html: '<p>Hi</p>',
+      recipient_id: '[]',
+      sender_id: sender.id,
+      unsubscribe_group_id: groupId,
+      single_send_name: 'Spring news',
+      from_sender: 'ada@example.com',
+      reply_to: 'ada@example.com',
+      sender_name: 'Ada',
+      sender_address: '1 Main St',
+      subject: 'Hello',
+      preheader: '',
+      schedule_type: 0,
+      schedule_date: '0000-00-00',
+      schedule_time: '00:00:00',
+      timezone: null,
+      due_at: now,
+      status: 3,
+      triggered: emails.length,
+      delivered: emails.length,
+      sent_at: sqlDateTime(),
+      deleted_at: null,
+      created_at: now,
+      updated_at: now,
     })
     .returning('id')
     .executeTakeFirstOrThrow();
   const messageIds: number[] = [];
   for (let i = 0; i < emails.length; i += 1000) {
     const rows = emails.slice(i, i + 1000).map((email) => ({
-      user_id: userId, kind: 'single_send' as const, single_send_id: send.id, automation_id: null, contact_id: null, email,
-      email_key: email.trim().toLowerCase(), payload: null, state: 'sent' as const, next_attempt_at: now, lease_owner: null,
-      last_error: null, message_id: `<${randomUUID()}@example.com>`, sent_at: now, first_opened_at: null, created_at: now, updated_at: now,
+      user_id: userId,
+      kind: 'single_send' as const,
+      single_send_id: send.id,
+      automation_id: null,
+      contact_id: null,
+      email,
+      email_key: email.trim().toLowerCase(),
+      payload: null,
+      state: 'sent' as const,
+      next_attempt_at: now,
+      lease_owner: null,
+      last_error: null,
+      message_id: `<${randomUUID()}@example.com>`,
+      sent_at: now,
+      first_opened_at: null,
+      created_at: now,
+      updated_at: now,
     }));
     const ids = await db.insertInto('mail_messages').values(rows).returning('id').execute();
     messageIds.push(...ids.map((r) => r.id));

@@ -18,8 +18,14 @@ describe('GET /t/open/<token>.gif', () => {
   });
   after(() => t.close());
 
-  const stats = () => t.database.db.selectFrom('single_sends').select(['total_opens', 'unique_opens']).where('id', '=', send.sendId).executeTakeFirstOrThrow();
-  const message = (id: number) => t.database.db.selectFrom('mail_messages').select(['opens', 'first_opened_at']).where('id', '=', id).executeTakeFirstOrThrow();
+  const stats = () =>
+    t.database.db
+      .selectFrom('single_sends')
+      .select(['total_opens', 'unique_opens'])
+      .where('id', '=', send.sendId)
+      .executeTakeFirstOrThrow();
+  const message = (id: number) =>
+    t.database.db.selectFrom('mail_messages').select(['opens', 'first_opened_at']).where('id', '=', id).executeTakeFirstOrThrow();
   const open = (token: string) => t.anon.get(`/t/open/${token}.gif`);
 
   function assertPixel(r: { status: number; headers: Record<string, unknown>; text: string }, raw?: Buffer) {

@@ -12,7 +12,9 @@ import { setup, type TestContext } from '../helpers.js';
 import { seedGroup, seedSingleSend, type SeededSend } from './seed.js';
 
 const CHROMIUM = '/usr/bin/chromium';
-const skip = existsSync(CHROMIUM) ? false : `${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium) to run the browser test`;
+const skip = existsSync(CHROMIUM)
+  ? false
+  : `${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium) to run the browser test`;
 const SCREENSHOT = '/tmp/unsubscribe-page-phone.png';
 
 describe('the preferences page in chromium', { skip }, () => {
@@ -41,8 +43,14 @@ describe('the preferences page in chromium', { skip }, () => {
   });
 
   const lists = async (email: string) =>
-    (await t.database.db.selectFrom('unsubscribers').select('unsubscribe_groups_id').where('user_id', '=', userId).where('email_key', '=', email).execute())
-      .map((r) => r.unsubscribe_groups_id ?? 'global');
+    (
+      await t.database.db
+        .selectFrom('unsubscribers')
+        .select('unsubscribe_groups_id')
+        .where('user_id', '=', userId)
+        .where('email_key', '=', email)
+        .execute()
+    ).map((r) => r.unsubscribe_groups_id ?? 'global');
 
   it('unsubscribes from a group by clicking its box and saving, without JavaScript', async () => {
     const context = await browser.newContext({ javaScriptEnabled: false });
@@ -67,10 +75,18 @@ describe('the preferences page in chromium', { skip }, () => {
   });
 
   it('renders on a phone-sized screen: no horizontal scrolling, readable text', async () => {
-    const context = await browser.newContext({ viewport: { width: 360, height: 740 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
+    const context = await browser.newContext({
+      viewport: { width: 360, height: 740 },
+      deviceScaleFactor: 2,
+      isMobile: true,
+      hasTouch: true,
+    });
     const page = await context.newPage();
     await page.goto(base + new URL(trackingLinks(t.config).unsubscribeUrl(send.messageIds[1])).pathname);
-    const width = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth }));
+    const width = await page.evaluate(() => ({
+      scroll: document.documentElement.scrollWidth,
+      client: document.documentElement.clientWidth,
+    }));
     assert.ok(width.scroll <= width.client, `page wider than the screen: ${width.scroll} > ${width.client}`);
     const fontSize = await page.getByText('Product updates').evaluate((el) => parseFloat(getComputedStyle(el).fontSize));
     assert.ok(fontSize >= 16, `label text ${fontSize}px`);

@@ -39,15 +39,25 @@ describe('the unsubscribe pages: GET and POST /u/<token>', () => {
   after(() => t.close());
 
   const db = () => t.database.db;
-  const unsubscribes = async () => (await db().selectFrom('single_sends').select('unsubscribes').where('id', '=', send.sendId).executeTakeFirstOrThrow()).unsubscribes;
+  const unsubscribes = async () =>
+    (await db().selectFrom('single_sends').select('unsubscribes').where('id', '=', send.sendId).executeTakeFirstOrThrow()).unsubscribes;
   /** The lists an address is on: 'global' and group ids, sorted. */
   const listsOf = async (email: string) =>
-    (await db().selectFrom('unsubscribers').select('unsubscribe_groups_id').where('user_id', '=', userId).where('email_key', '=', email.toLowerCase()).execute())
+    (
+      await db()
+        .selectFrom('unsubscribers')
+        .select('unsubscribe_groups_id')
+        .where('user_id', '=', userId)
+        .where('email_key', '=', email.toLowerCase())
+        .execute()
+    )
       .map((r) => r.unsubscribe_groups_id ?? 'global')
       .sort();
-  const flag = async (id: number) => (await db().selectFrom('mail_messages').select('unsubscribed').where('id', '=', id).executeTakeFirstOrThrow()).unsubscribed;
+  const flag = async (id: number) =>
+    (await db().selectFrom('mail_messages').select('unsubscribed').where('id', '=', id).executeTakeFirstOrThrow()).unsubscribed;
   const page = (i: number) => `/u/${links.unsubscribeToken(send.messageIds[i])}`;
-  const post = (path: string, payload: string, headers: Record<string, string> = URLENCODED) => t.anon.request('POST', path, { payload, headers });
+  const post = (path: string, payload: string, headers: Record<string, string> = URLENCODED) =>
+    t.anon.request('POST', path, { payload, headers });
 
   function assertHtmlPage(r: { status: number; headers: Record<string, unknown> }, status = 200) {
     assert.equal(r.status, status);
@@ -62,7 +72,7 @@ describe('the unsubscribe pages: GET and POST /u/<token>', () => {
     assert.equal(r.headers['set-cookie'], undefined);
   }
 
-  it('shows the preferences page: escaped, strict CSP, the shown groups and the send\'s own, nothing else', async () => {
+  it("shows the preferences page: escaped, strict CSP, the shown groups and the send's own, nothing else", async () => {
     const r = await t.anon.get(page(0));
     assertHtmlPage(r);
     assert.match(r.text, /<meta name="viewport" content="width=device-width, initial-scale=1">/);
@@ -70,7 +80,7 @@ describe('the unsubscribe pages: GET and POST /u/<token>', () => {
     assert.ok(r.text.includes('&lt;script&gt;alert(1)&lt;/script&gt; News'));
     assert.ok(r.text.includes('Monthly &quot;news&quot; &amp; &lt;b&gt;offers&lt;/b&gt;'));
     assert.ok(r.text.includes('o&#39;reader0@example.com'));
-    assert.ok(r.text.includes('Spring campaign'), 'the send\'s own group, though not shown on pages');
+    assert.ok(r.text.includes('Spring campaign'), "the send's own group, though not shown on pages");
     assert.ok(!r.text.includes('Hidden receipts'));
     assert.ok(!r.text.includes('Other account group'));
     assert.match(r.text, /<form method="post">/);
@@ -84,7 +94,7 @@ describe('the unsubscribe pages: GET and POST /u/<token>', () => {
     assert.deepEqual(await listsOf(emails[0]), [], 'GET changes nothing');
   });
 
-  it('one-click (urlencoded) unsubscribes from the send\'s group and counts once; a second POST counts nothing', async () => {
+  it("one-click (urlencoded) unsubscribes from the send's group and counts once; a second POST counts nothing", async () => {
     const before = await unsubscribes();
     for (let i = 0; i < 2; i++) {
       const r = await post(page(1), 'List-Unsubscribe=One-Click');
@@ -133,7 +143,7 @@ describe('the unsubscribe pages: GET and POST /u/<token>', () => {
     assert.equal(await unsubscribes(), before + 1);
   });
 
-  it('counts only unsubscribes that stop this send\'s mail: another group alone does not count', async () => {
+  it("counts only unsubscribes that stop this send's mail: another group alone does not count", async () => {
     const before = await unsubscribes();
     const m = multipart({ preferences: '1', groups: String(shown) });
     assertHtmlPage(await post(page(4), m.payload, m.headers));
@@ -147,7 +157,14 @@ describe('the unsubscribe pages: GET and POST /u/<token>', () => {
   });
 
   it('refuses a form it cannot read (400 page), changing nothing', async () => {
-    for (const body of [`preferences=1&groups=${hidden}`, 'preferences=1&groups=abc', 'preferences=2&global=1', 'global=1', '', 'List-Unsubscribe=Maybe']) {
+    for (const body of [
+      `preferences=1&groups=${hidden}`,
+      'preferences=1&groups=abc',
+      'preferences=2&global=1',
+      'global=1',
+      '',
+      'List-Unsubscribe=Maybe',
+    ]) {
       const r = await post(page(5), body);
       assertHtmlPage(r, 400);
       assert.match(r.text, /Nothing changed/, body);
@@ -161,7 +178,13 @@ describe('the unsubscribe pages: GET and POST /u/<token>', () => {
     const [body, mac] = genuine.split('.');
     const otherBody = Buffer.from(JSON.stringify([{ m: send.messageIds[7] }, 0])).toString('base64url');
     const before = await unsubscribes();
-    for (const token of ['nonsense', `${body}.${mac.slice(0, -1)}${mac.endsWith('A') ? 'B' : 'A'}`, `${otherBody}.${mac}`, links.openToken(id), links.unsubscribeToken(999_999_999)]) {
+    for (const token of [
+      'nonsense',
+      `${body}.${mac.slice(0, -1)}${mac.endsWith('A') ? 'B' : 'A'}`,
+      `${otherBody}.${mac}`,
+      links.openToken(id),
+      links.unsubscribeToken(999_999_999),
+    ]) {
       assertHtmlPage(await t.anon.get(`/u/${token}`), 404);
       const r = await post(`/u/${token}`, 'List-Unsubscribe=One-Click');
       assertHtmlPage(r, 404);

@@ -67,7 +67,16 @@ export async function queueSendMessage(db: Db, userId: number, sendId: number, e
   const at = isoMicros(now);
   const row = await db
     .insertInto('mail_messages')
-    .values({ user_id: userId, kind: 'single_send', single_send_id: sendId, email, email_key: email.toLowerCase(), next_attempt_at: at, created_at: at, updated_at: at })
+    .values({
+      user_id: userId,
+      kind: 'single_send',
+      single_send_id: sendId,
+      email,
+      email_key: email.toLowerCase(),
+      next_attempt_at: at,
+      created_at: at,
+      updated_at: at,
+    })
     .returning('id')
     .executeTakeFirstOrThrow();
   return Number(row.id);

@@ -61,10 +61,17 @@ describe('mail queue: one worker against a real SMTP server', () => {
     sink.reject(bad, 550);
     const hooks: QueueHooks = {
       ...queueHooks(),
-      renderers: { ...queueHooks().renderers, single_send: async (_deps, rows) => rows.map((r) => ({ message: systemMail(r.email, 'Send') })) },
+      renderers: {
+        ...queueHooks().renderers,
+        single_send: async (_deps, rows) => rows.map((r) => ({ message: systemMail(r.email, 'Send') })),
+      },
     };
     assert.equal(await drainQueue(t, { hooks }), 3);
-    const send = await t.database.db.selectFrom('single_sends').select(['delivered', 'bounces']).where('id', '=', sendId).executeTakeFirstOrThrow();
+    const send = await t.database.db
+      .selectFrom('single_sends')
+      .select(['delivered', 'bounces'])
+      .where('id', '=', sendId)
+      .executeTakeFirstOrThrow();
     assert.deepEqual(send, { delivered: 2, bounces: 1 });
     sink.acceptAll();
   });
@@ -109,7 +116,11 @@ describe('mail queue: one worker against a real SMTP server', () => {
     await enqueueSystemMail(t.database.db, userId, systemMail(x.toUpperCase()), clock.now());
     await enqueueSystemMail(t.database.db, t.b.keys!.user_id, systemMail(x), clock.now());
     assert.equal(await drainQueue(t), 2);
-    const again = await t.database.db.selectFrom('mail_messages').select(['state', 'last_error']).where('email', '=', x.toUpperCase()).executeTakeFirstOrThrow();
+    const again = await t.database.db
+      .selectFrom('mail_messages')
+      .select(['state', 'last_error'])
+      .where('email', '=', x.toUpperCase())
+      .executeTakeFirstOrThrow();
     assert.deepEqual(again, { state: 'suppressed', last_error: 'the address bounced before' });
     assert.equal(sink.to(x).length, 1, 'only the other account mailed it');
   });
@@ -238,14 +249,21 @@ describe('mail queue: one worker against a real SMTP server', () => {
       ...queueHooks(),
       renderers: {
         ...queueHooks().renderers,
-        single_send: async (_deps, rows) => rows.map((r) => (r.email === skip ? { skip: 'suppressed' as const, reason: 'unsubscribed' } : { message: systemMail(r.email) })),
+        single_send: async (_deps, rows) =>
+          rows.map((r) => (r.email === skip ? { skip: 'suppressed' as const, reason: 'unsubscribed' } : { message: systemMail(r.email) })),
       },
     };
     await drainQueue(t, { hooks });
-    assert.deepEqual([(await rowOf(t.database.db, skip)).state, (await rowOf(t.database.db, skip)).last_error], ['suppressed', 'unsubscribed']);
+    assert.deepEqual(
+      [(await rowOf(t.database.db, skip)).state, (await rowOf(t.database.db, skip)).last_error],
+      ['suppressed', 'unsubscribed'],
+    );
     assert.equal((await rowOf(t.database.db, go)).state, 'sent');
     await queueSendMessage(t.database.db, userId, sendId, boom, clock.now());
-    const throwing: QueueHooks = { ...hooks, renderers: { ...hooks.renderers, single_send: async () => Promise.reject(new Error('design broken')) } };
+    const throwing: QueueHooks = {
+      ...hooks,
+      renderers: { ...hooks.renderers, single_send: async () => Promise.reject(new Error('design broken')) },
+    };
     await drainQueue(t, { hooks: throwing });
     const b = await rowOf(t.database.db, boom);
     assert.deepEqual([b.state, b.attempts, b.last_error], ['queued', 1, 'rendering failed: design broken']);
@@ -257,7 +275,16 @@ describe('mail queue: one worker against a real SMTP server', () => {
     const bad = address('payload');
     await t.database.db
       .insertInto('mail_messages')
-      .values({ user_id: userId, kind: 'system', email: bad, email_key: bad, payload: '{not json', next_attempt_at: at, created_at: at, updated_at: at })
+      .values({
+        user_id: userId,
+        kind: 'system',
+        email: bad,
+        email_key: bad,
+        payload: '{not json',
+        next_attempt_at: at,
+        created_at: at,
+        updated_at: at,
+      })
       .execute();
     await drainQueue(t);
     const p = await rowOf(t.database.db, bad);

@@ -22,7 +22,11 @@ interface Child {
 }
 
 function startWorkerProcess(env: Record<string, string>): Child {
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/worker.ts'], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/worker.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const child: Child = { proc, stdout: '', stderr: '', exited: new Promise((r) => proc.on('close', (code) => r(code))) };
   proc.stdout!.on('data', (d) => (child.stdout += d));
   proc.stderr!.on('data', (d) => (child.stderr += d));
@@ -115,7 +119,10 @@ describe('worker processes sharing one PostgreSQL database', { skip: ENGINE !== 
     await reset();
     const emails = await queueSystemMails(database.db, userId, 2000, new Date(), 'pair');
     const [w1, w2] = [start(), start()];
-    assert.ok(await until(() => sink.messages.length >= 2000 && countState(database, 'sent').then((n) => n === 2000)), `sent: ${sink.messages.length}`);
+    assert.ok(
+      await until(() => sink.messages.length >= 2000 && countState(database, 'sent').then((n) => n === 2000)),
+      `sent: ${sink.messages.length}`,
+    );
     const owners = await database.db.selectFrom('mail_messages').select('lease_owner').distinct().execute();
     assert.deepEqual(tally(sink, emails), { missed: 0, duplicates: 0 });
     assert.equal(owners.length, 1, 'marks clear the owner');
@@ -137,7 +144,11 @@ describe('worker processes sharing one PostgreSQL database', { skip: ENGINE !== 
     const held = await countState(database, 'sending');
     assert.ok(held > 0, `the dead worker held a batch (received ${sink.messages.length})`);
     // Its lease would end within a minute; the test moves the end to now rather than waiting.
-    await database.db.updateTable('mail_messages').set({ next_attempt_at: isoMicros(new Date()) }).where('state', '=', 'sending').execute();
+    await database.db
+      .updateTable('mail_messages')
+      .set({ next_attempt_at: isoMicros(new Date()) })
+      .where('state', '=', 'sending')
+      .execute();
     sink.delayMs = 0;
     const successor = start();
     assert.ok(await until(() => countState(database, 'sent').then((n) => n === 1500)), 'the successor finishes');

@@ -38,7 +38,10 @@ function closeObjects(schema: unknown): unknown {
 }
 
 function mediaType(value: unknown): string {
-  return String(value ?? '').split(';')[0].trim().toLowerCase();
+  return String(value ?? '')
+    .split(';')[0]
+    .trim()
+    .toLowerCase();
 }
 
 function decoded(answer: Answer): Buffer {
@@ -66,9 +69,7 @@ export class OpenApiCheck {
   private readonly statics = new Set<string>();
   private readonly templates: Array<{ path: string; re: RegExp }> = [];
 
-  constructor(
-    private readonly doc: OpenApiDocument,
-  ) {
+  constructor(private readonly doc: OpenApiDocument) {
     addFormats(this.ajv);
     this.ajv.addFormat('binary', true);
     for (const path of Object.keys(doc.paths)) {

@@ -63,7 +63,10 @@ export class SmtpSink {
           const raw = Buffer.concat(chunks).toString('utf8');
           setTimeout(() => {
             if (sink!.dropping(session.envelope.rcptTo.map((r) => r.address))) return sink!.dropConnection(session);
-            const refusal = sink!.refusal('data', session.envelope.rcptTo.map((r) => r.address));
+            const refusal = sink!.refusal(
+              'data',
+              session.envelope.rcptTo.map((r) => r.address),
+            );
             if (refusal) return cb(refusal);
             sink!.record(raw, session);
             cb(null);
@@ -145,7 +148,11 @@ export class SmtpSink {
       };
       const timer = setTimeout(() => {
         this.waiters.delete(check);
-        reject(new Error(`SmtpSink: ${this.messages.filter(predicate).length}/${count} matching messages after ${timeoutMs} ms (${this.messages.length} received)`));
+        reject(
+          new Error(
+            `SmtpSink: ${this.messages.filter(predicate).length}/${count} matching messages after ${timeoutMs} ms (${this.messages.length} received)`,
+          ),
+        );
       }, timeoutMs);
       if (!check()) this.waiters.add(check);
     });
@@ -246,7 +253,11 @@ function collectParts(headers: Record<string, string[]>, body: string, out: { te
   }
   const encoding = (headers['content-transfer-encoding']?.[0] ?? '7bit').toLowerCase();
   const decoded =
-    encoding === 'base64' ? Buffer.from(body.replace(/\s+/g, ''), 'base64').toString('utf8') : encoding === 'quoted-printable' ? decodeQp(body) : body;
+    encoding === 'base64'
+      ? Buffer.from(body.replace(/\s+/g, ''), 'base64').toString('utf8')
+      : encoding === 'quoted-printable'
+        ? decodeQp(body)
+        : body;
   if (type.startsWith('text/html')) out.html ??= decoded;
   else if (type.startsWith('text/plain')) out.text ??= decoded;
 }

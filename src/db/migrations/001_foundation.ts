@@ -26,7 +26,16 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.createIndex('fields_user_name').on('fields').columns(['user_id', 'field_name']).unique().execute();
   await db
     .insertInto('fields')
-    .values(RESERVED_FIELDS.map((f) => ({ user_id: null, field_name: f.name, field_type: f.type, is_reserved: 1, created_at: null, updated_at: null })))
+    .values(
+      RESERVED_FIELDS.map((f) => ({
+        user_id: null,
+        field_name: f.name,
+        field_type: f.type,
+        is_reserved: 1,
+        created_at: null,
+        updated_at: null,
+      })),
+    )
     .execute();
 
   await withId(engine, db.schema.createTable('contact_types'))

@@ -46,7 +46,11 @@ export async function up(db: Kysely<any>): Promise<void> {
   // Suppression look-ups: every entry (global and groups) of an address in one index range.
   await db.schema.createIndex('unsubscribers_user_email').on('unsubscribers').columns(['user_id', 'email_key']).execute();
   // Lists and counts, newest first, per (account, group).
-  await db.schema.createIndex('unsubscribers_user_group_id').on('unsubscribers').columns(['user_id', 'unsubscribe_groups_id', 'id']).execute();
+  await db.schema
+    .createIndex('unsubscribers_user_group_id')
+    .on('unsubscribers')
+    .columns(['user_id', 'unsubscribe_groups_id', 'id'])
+    .execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

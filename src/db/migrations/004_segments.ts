@@ -48,9 +48,15 @@ export async function up(db: Kysely<any>): Promise<void> {
     .$call((t) => (engine === 'postgres' ? t.addPrimaryKeyConstraint('segment_recipients_pk', ['segment_id', 'id']) : t))
     .execute();
   // Lists, counts and keyset batches of one segment.
-  if (engine === 'sqlite') await db.schema.createIndex('segment_recipients_segment').on('segment_recipients').columns(['segment_id', 'id']).execute();
+  if (engine === 'sqlite')
+    await db.schema.createIndex('segment_recipients_segment').on('segment_recipients').columns(['segment_id', 'id']).execute();
   // A contact is in a segment at most once; also finds a contact's segments (scoped sync).
-  await db.schema.createIndex('segment_recipients_contact').on('segment_recipients').columns(['contact_id', 'segment_id']).unique().execute();
+  await db.schema
+    .createIndex('segment_recipients_contact')
+    .on('segment_recipients')
+    .columns(['contact_id', 'segment_id'])
+    .unique()
+    .execute();
   // A hand-added address is in a segment at most once (matched rows have no email_key).
   await db.schema
     .createIndex('segment_recipients_email')

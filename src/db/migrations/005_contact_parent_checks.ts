@@ -38,8 +38,12 @@ export async function up(db: Kysely<any>): Promise<void> {
       end if;
       return null;
     end $$`.execute(db);
-  await sql`create trigger contacts_parents_insert after insert on contacts referencing new table as new_rows for each statement execute function contacts_check_parents()`.execute(db);
-  await sql`create trigger contacts_parents_update after update on contacts referencing new table as new_rows for each statement execute function contacts_check_parents()`.execute(db);
+  await sql`create trigger contacts_parents_insert after insert on contacts referencing new table as new_rows for each statement execute function contacts_check_parents()`.execute(
+    db,
+  );
+  await sql`create trigger contacts_parents_update after update on contacts referencing new table as new_rows for each statement execute function contacts_check_parents()`.execute(
+    db,
+  );
 
   await sql`
     create function contact_types_check_children() returns trigger language plpgsql as $$
@@ -50,7 +54,9 @@ export async function up(db: Kysely<any>): Promise<void> {
       end if;
       return null;
     end $$`.execute(db);
-  await sql`create trigger contact_types_children_delete after delete on contact_types referencing old table as old_rows for each statement execute function contact_types_check_children()`.execute(db);
+  await sql`create trigger contact_types_children_delete after delete on contact_types referencing old table as old_rows for each statement execute function contact_types_check_children()`.execute(
+    db,
+  );
 
   await sql`
     create function accounts_delete_contacts() returns trigger language plpgsql as $$
@@ -58,7 +64,9 @@ export async function up(db: Kysely<any>): Promise<void> {
       delete from contacts where user_id = old.id;
       return old;
     end $$`.execute(db);
-  await sql`create trigger accounts_delete_contacts before delete on accounts for each row execute function accounts_delete_contacts()`.execute(db);
+  await sql`create trigger accounts_delete_contacts before delete on accounts for each row execute function accounts_delete_contacts()`.execute(
+    db,
+  );
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

@@ -16,7 +16,9 @@ export async function up(db: Kysely<any>): Promise<void> {
       perform pg_notify(${sql.lit(ACCOUNTS_CHANNEL)}, '');
       return null;
     end $$`.execute(db);
-  await sql`create trigger accounts_notify_change after insert or update or delete or truncate on accounts for each statement execute function accounts_notify_change()`.execute(db);
+  await sql`create trigger accounts_notify_change after insert or update or delete or truncate on accounts for each statement execute function accounts_notify_change()`.execute(
+    db,
+  );
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

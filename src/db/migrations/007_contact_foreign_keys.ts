@@ -25,7 +25,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     await sql`
       alter table contacts
         add constraint contacts_user_id_fkey foreign key (user_id) references accounts (id) on delete cascade,
-        add constraint contacts_contact_type_fkey foreign key (contact_type_id, user_id) references contact_types (id, user_id)`.execute(db);
+        add constraint contacts_contact_type_fkey foreign key (contact_type_id, user_id) references contact_types (id, user_id)`.execute(
+      db,
+    );
     return;
   }
   await rebuildSqliteContacts(db, sql`foreign key (contact_type_id, user_id) references contact_types (id, user_id)`);
@@ -58,8 +60,25 @@ async function dropParentChecks(db: Kysely<any>): Promise<void> {
 
 /** Every column of `contacts`, in table order. */
 const COLUMNS = [
-  'id', 'user_id', 'contact_type_id', 'first_name', 'last_name', 'email', 'email_key', 'alt_email', 'country', 'state', 'city',
-  'address_line1', 'address_line2', 'state_province_region', 'postal_code', 'custom_field', 'deleted_at', 'created_at', 'updated_at',
+  'id',
+  'user_id',
+  'contact_type_id',
+  'first_name',
+  'last_name',
+  'email',
+  'email_key',
+  'alt_email',
+  'country',
+  'state',
+  'city',
+  'address_line1',
+  'address_line2',
+  'state_province_region',
+  'postal_code',
+  'custom_field',
+  'deleted_at',
+  'created_at',
+  'updated_at',
 ];
 
 /**
@@ -69,7 +88,9 @@ const COLUMNS = [
  */
 async function rebuildSqliteContacts(db: Kysely<any>, typeKey: RawBuilder<unknown>): Promise<void> {
   await db.transaction().execute(async (trx) => {
-    const indexes = await sql<{ sql: string }>`select sql from sqlite_master where type = 'index' and tbl_name = 'contacts' and sql is not null`.execute(trx);
+    const indexes = await sql<{
+      sql: string;
+    }>`select sql from sqlite_master where type = 'index' and tbl_name = 'contacts' and sql is not null`.execute(trx);
     const counter = await sql<{ seq: number }>`select seq from sqlite_sequence where name = 'contacts'`.execute(trx);
     await sql`
       create table contacts_rebuilt (

@@ -24,7 +24,10 @@ import { engineOf } from '../dialect.js';
  * and must create them again (test/db/list-totals.test.ts fails otherwise).
  */
 export async function up(db: Kysely<any>): Promise<void> {
-  await db.schema.alterTable('contact_types').addColumn('contacts_count', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+  await db.schema
+    .alterTable('contact_types')
+    .addColumn('contacts_count', 'integer', (c) => c.notNull().defaultTo(0))
+    .execute();
   await sql`
     update contact_types set contacts_count =
       (select count(*) from contacts c where c.contact_type_id = contact_types.id and c.deleted_at is null)`.execute(db);
@@ -82,8 +85,14 @@ export async function up(db: Kysely<any>): Promise<void> {
         from unnest(ids, deltas) as d(id, n) where t.id = d.id;
       return null;
     end $$`.execute(db);
-  for (const [event, table] of [['insert', 'new table as new_rows'], ['delete', 'old table as old_rows'], ['update', 'old table as old_rows new table as new_rows']]) {
-    await sql`create trigger ${sql.raw(`contacts_count_${event}`)} after ${sql.raw(event)} on contacts referencing ${sql.raw(table)} for each statement execute function contacts_count_apply()`.execute(db);
+  for (const [event, table] of [
+    ['insert', 'new table as new_rows'],
+    ['delete', 'old table as old_rows'],
+    ['update', 'old table as old_rows new table as new_rows'],
+  ]) {
+    await sql`create trigger ${sql.raw(`contacts_count_${event}`)} after ${sql.raw(event)} on contacts referencing ${sql.raw(table)} for each statement execute function contacts_count_apply()`.execute(
+      db,
+    );
   }
   await sql`
     create function contacts_count_truncate() returns trigger language plpgsql as $$
@@ -91,12 +100,15 @@ export async function up(db: Kysely<any>): Promise<void> {
       update contact_types set contacts_count = 0 where contacts_count <> 0;
       return null;
     end $$`.execute(db);
-  await sql`create trigger contacts_count_truncate after truncate on contacts for each statement execute function contacts_count_truncate()`.execute(db);
+  await sql`create trigger contacts_count_truncate after truncate on contacts for each statement execute function contacts_count_truncate()`.execute(
+    db,
+  );
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
   const pg = engineOf(db) === 'postgres';
-  for (const event of ['insert', 'delete', 'update']) await sql`drop trigger ${sql.raw(`contacts_count_${event}`)} ${sql.raw(pg ? 'on contacts' : '')}`.execute(db);
+  for (const event of ['insert', 'delete', 'update'])
+    await sql`drop trigger ${sql.raw(`contacts_count_${event}`)} ${sql.raw(pg ? 'on contacts' : '')}`.execute(db);
   if (pg) {
     await sql`drop trigger contacts_count_truncate on contacts`.execute(db);
     await sql`drop function contacts_count_truncate()`.execute(db);

@@ -53,7 +53,12 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addColumn('updated_at', 'text', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('single_sends_user_live').on('single_sends').columns(['user_id', 'id']).where(sql.ref('deleted_at'), 'is', null).execute();
+  await db.schema
+    .createIndex('single_sends_user_live')
+    .on('single_sends')
+    .columns(['user_id', 'id'])
+    .where(sql.ref('deleted_at'), 'is', null)
+    .execute();
   // The scheduler's question: which ready sends are due?
   await db.schema.createIndex('single_sends_due').on('single_sends').columns(['status', 'due_at']).execute();
 

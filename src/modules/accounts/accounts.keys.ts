@@ -11,7 +11,10 @@ export function hashSecret(secret: string): string {
 
 /** A new key pair: `pk_…` (24 random bytes) and `sk_…` (32 random bytes), in base64url. */
 export function newKeyPair(): { publicKey: string; secretKey: string } {
-  return { publicKey: 'pk_' + crypto.randomBytes(24).toString('base64url'), secretKey: 'sk_' + crypto.randomBytes(32).toString('base64url') };
+  return {
+    publicKey: 'pk_' + crypto.randomBytes(24).toString('base64url'),
+    secretKey: 'sk_' + crypto.randomBytes(32).toString('base64url'),
+  };
 }
 
 /** Whether two hex hashes are equal, in time that does not depend on where they differ. */

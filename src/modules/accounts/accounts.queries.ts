@@ -15,7 +15,11 @@ export interface AccountKeyRow {
  * itself. Run it with `{ ...query, parameters: [publicKey] }`.
  */
 export function compileAccountByPublicKey(db: Db): CompiledQuery<AccountKeyRow> {
-  return db.selectFrom('accounts').select(['id', 'secret_hash', 'disabled']).where('public_key', '=', '').compile() as CompiledQuery<AccountKeyRow>;
+  return db
+    .selectFrom('accounts')
+    .select(['id', 'secret_hash', 'disabled'])
+    .where('public_key', '=', '')
+    .compile() as CompiledQuery<AccountKeyRow>;
 }
 
 /** Inserts an account with its public key and secret hash; returns its id. */

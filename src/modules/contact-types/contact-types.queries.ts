@@ -7,11 +7,7 @@ type Q = Kysely<DB>;
 
 /** The account's live contact types, each with `contacts_count`, its live contacts (kept by triggers, migration 008). */
 export function selectContactTypesWithCounts(db: Q, userId: number) {
-  return db
-    .selectFrom('contact_types as t')
-    .selectAll('t')
-    .where('t.user_id', '=', userId)
-    .where('t.deleted_at', 'is', null);
+  return db.selectFrom('contact_types as t').selectAll('t').where('t.user_id', '=', userId).where('t.deleted_at', 'is', null);
 }
 
 /** One live contact type of the account. */

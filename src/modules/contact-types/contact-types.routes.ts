@@ -20,7 +20,13 @@ export const contactTypeRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/contacts-type',
-    { schema: { summary: 'List contact types', querystring: ListContactTypesQuery, response: responses(ListOf('contactTypes', ContactTypeListItem), 422) } },
+    {
+      schema: {
+        summary: 'List contact types',
+        querystring: ListContactTypesQuery,
+        response: responses(ListOf('contactTypes', ContactTypeListItem), 422),
+      },
+    },
     (req, reply) => sendList(reply, 'contactTypes', req.query, listContactTypes(deps, req.userId)),
   );
 

@@ -5,7 +5,9 @@ import { Id, Nullable, PagingQuery, QueryIds, Text } from '../../http/schemas.js
 
 export type ContactTypeRow = Selectable<ContactTypeTable>;
 
-export const AddContactTypeBody = Type.Object({ name: Type.String({ minLength: 2, maxLength: 255, description: 'Unique in the account, in any letter case.' }) });
+export const AddContactTypeBody = Type.Object({
+  name: Type.String({ minLength: 2, maxLength: 255, description: 'Unique in the account, in any letter case.' }),
+});
 export const UpdateContactTypeBody = Type.Object({ id: Id, name: Type.String({ minLength: 2, maxLength: 255 }) });
 export const ViewContactTypeQuery = Type.Object({ contact_type_id: Type.Optional(Text(64)) });
 export const DeleteContactTypeQuery = QueryIds('contact_type_id');

@@ -48,9 +48,7 @@ export interface RowError {
 }
 
 /** What the reader yields: the header plan first, then batches of rows. */
-export type CsvMessage =
-  | { kind: 'header'; plan: HeaderPlan }
-  | { kind: 'batch'; rows: ImportRow[]; skipped: number; errors: RowError[] };
+export type CsvMessage = { kind: 'header'; plan: HeaderPlan } | { kind: 'batch'; rows: ImportRow[]; skipped: number; errors: RowError[] };
 
 /** How to read a file: its delimiter, the account's custom fields, rows per batch, errors kept. */
 export interface ReadOptions {
@@ -95,7 +93,10 @@ export async function sniffCsv(path: string): Promise<{ delimiter: Delimiter; em
 
 /** `First Name`, `first-name`, `FIRST_NAME` → `first_name`. */
 function headerKey(name: string): string {
-  return name.trim().toLowerCase().replace(/[\s-]+/g, '_');
+  return name
+    .trim()
+    .toLowerCase()
+    .replace(/[\s-]+/g, '_');
 }
 
 /**
@@ -106,7 +107,8 @@ function headerKey(name: string): string {
 export function planHeader(header: string[], customFields: ReadonlyArray<{ name: string; type: string }>): HeaderPlan {
   const valueFields = new Map<string, { name: string; type: string; max: number }>();
   for (const f of RESERVED_EXTRAS) valueFields.set(f.name, { name: f.name, type: f.type, max: 255 });
-  for (const f of customFields) if (!valueFields.has(f.name.toLowerCase())) valueFields.set(f.name.toLowerCase(), { name: f.name, type: f.type, max: 2000 });
+  for (const f of customFields)
+    if (!valueFields.has(f.name.toLowerCase())) valueFields.set(f.name.toLowerCase(), { name: f.name, type: f.type, max: 2000 });
   const plan: HeaderPlan = { std: STD_COLUMNS.map(() => -1), custom: [], ignored: [], missing: [] };
   const taken = new Set<string>();
   header.forEach((raw, at) => {

@@ -104,7 +104,12 @@ export function scanRecords(text: string, final: boolean, delimiter: number, max
  * Records from a stream of UTF-8 text, in arrays of up to `size`: skips a leading BOM, scans each
  * chunk with what the previous one left unfinished, refuses text with NUL characters.
  */
-export async function* recordsOf(chunks: AsyncIterable<string>, delimiter: string, size: number, maxChars: number): AsyncGenerator<string[][]> {
+export async function* recordsOf(
+  chunks: AsyncIterable<string>,
+  delimiter: string,
+  size: number,
+  maxChars: number,
+): AsyncGenerator<string[][]> {
   const d = delimiter.charCodeAt(0);
   let pending: string[][] = [];
   let yielded = 0;

@@ -28,7 +28,10 @@ async function receiveUpload(req: FastifyRequest, maxBytes: number): Promise<{ u
     const body = (req.body ?? {}) as Record<string, unknown>;
     const typeId = body.contact_type_id;
     return {
-      upload: { contactTypeId: typeId === undefined ? undefined : String(typeId), file: body.file === undefined ? null : { name: '', path: null, isFile: false } },
+      upload: {
+        contactTypeId: typeId === undefined ? undefined : String(typeId),
+        file: body.file === undefined ? null : { name: '', path: null, isFile: false },
+      },
       cleanup,
     };
   }
@@ -79,7 +82,9 @@ const ImportSummary = Type.Object({
   created: Type.Integer(),
   updated: Type.Integer({ description: 'Rows whose email already existed in the contact type.' }),
   skipped: Type.Integer(),
-  errors: Type.Array(Type.Object({ row: Type.Integer(), field: Type.String(), message: Type.String() }), { description: 'The first 100 skipped rows and why.' }),
+  errors: Type.Array(Type.Object({ row: Type.Integer(), field: Type.String(), message: Type.String() }), {
+    description: 'The first 100 skipped rows and why.',
+  }),
 });
 
 const Imported = Type.Object(
@@ -105,7 +110,8 @@ export const contactCsvRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   const upload = {
     summary: 'Import contacts from a CSV file',
-    description: 'Rows whose email exists in the contact type update that contact; rows without a valid email or country are skipped and reported.',
+    description:
+      'Rows whose email exists in the contact type update that contact; rows without a valid email or country are skipped and reported.',
     response: responses(Imported, 422),
   };
   app.post('/contacts/upload-csv', { schema: upload, config: { rawMultipart: true, documentedBody: UploadCsvBody } }, async (req) => {

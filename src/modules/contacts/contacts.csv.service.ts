@@ -136,7 +136,8 @@ export async function importContactsCsv(deps: AppDeps, userId: number, upload: C
     if (first.done || first.value.kind !== 'header') throw fileError('The file is empty.');
     const { missing, ignored } = first.value.plan;
     if (missing.length) throw fileError(`The file is missing the required column${missing.length > 1 ? 's' : ''}: ${missing.join(', ')}.`);
-    for (const name of ignored) summary.errors.push({ row: 1, field: name, message: `The column ${name} is not a field; its values were ignored.` });
+    for (const name of ignored)
+      summary.errors.push({ row: 1, field: name, message: `The column ${name} is not a field; its values were ignored.` });
 
     await deps.database.transactionWithClient(async (trx, client) => {
       const writer = await contactWriter(trx, client, userId, typeId);
@@ -176,16 +177,42 @@ function cell(value: string): string {
 
 const SAMPLE_ROWS: Array<Record<string, string>> = [
   {
-    first_name: 'Ada', last_name: 'Lovelace', email: 'ada.lovelace@example.com', alt_email: 'ada@example.org', country: 'India',
-    state: 'Maharashtra', city: 'Mumbai', address_line1: '12 Marine Drive, Flat 4', address_line2: 'Colaba', state_province_region: 'Maharashtra',
-    postal_code: '400005', father_name: 'George Byron', designation: 'Engineer', company_name: 'Analytical Engines Ltd', age: '36',
-    birth_date: '1988-12-10T09:00', join_date: '2021-03-15T09:30',
+    first_name: 'Ada',
+    last_name: 'Lovelace',
+    email: 'ada.lovelace@example.com',
+    alt_email: 'ada@example.org',
+    country: 'India',
+    state: 'Maharashtra',
+    city: 'Mumbai',
+    address_line1: '12 Marine Drive, Flat 4',
+    address_line2: 'Colaba',
+    state_province_region: 'Maharashtra',
+    postal_code: '400005',
+    father_name: 'George Byron',
+    designation: 'Engineer',
+    company_name: 'Analytical Engines Ltd',
+    age: '36',
+    birth_date: '1988-12-10T09:00',
+    join_date: '2021-03-15T09:30',
   },
   {
-    first_name: 'Grace', last_name: 'Hopper', email: 'grace.hopper@example.com', alt_email: '', country: 'US',
-    state: 'New York', city: 'New York', address_line1: '221 Broadway', address_line2: 'Suite 5', state_province_region: 'NY',
-    postal_code: '10007', father_name: 'Walter Murray', designation: 'Team Lead', company_name: 'Compiler Works Inc', age: '41',
-    birth_date: '1983-12-09T08:00', join_date: '2022-06-01T10:00',
+    first_name: 'Grace',
+    last_name: 'Hopper',
+    email: 'grace.hopper@example.com',
+    alt_email: '',
+    country: 'US',
+    state: 'New York',
+    city: 'New York',
+    address_line1: '221 Broadway',
+    address_line2: 'Suite 5',
+    state_province_region: 'NY',
+    postal_code: '10007',
+    father_name: 'Walter Murray',
+    designation: 'Team Lead',
+    company_name: 'Compiler Works Inc',
+    age: '41',
+    birth_date: '1983-12-09T08:00',
+    join_date: '2022-06-01T10:00',
   },
 ];
 

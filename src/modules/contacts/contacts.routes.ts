@@ -34,7 +34,7 @@ export const contactRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/contacts/details',
     {
       schema: {
-        summary: 'A contact\'s details',
+        summary: "A contact's details",
         description: '`country` is the country id (as text) here.',
         querystring: ContactIdQuery,
         response: responses(Success(Type.Object({ contact: ContactShape })), 404, 422),

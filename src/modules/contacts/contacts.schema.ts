@@ -46,7 +46,10 @@ export const ContactIdQuery = QueryIds('contact_id');
 const NullableText = Nullable(Type.String());
 
 /** A custom value in a response: the field's label and its value as text. */
-const CustomValue = Type.Object({ field_name: Type.String({ description: 'The label: `shoe_size` → `Shoe Size`.' }), field_value: NullableText });
+const CustomValue = Type.Object({
+  field_name: Type.String({ description: 'The label: `shoe_size` → `Shoe Size`.' }),
+  field_value: NullableText,
+});
 
 /** What `toContact` returns: the response schema of details (a compiled serializer, not a check). */
 export const ContactShape = Type.Object({

@@ -54,7 +54,14 @@ export async function getContact({ database }: AppDeps, userId: number, rawId: u
  * Checks the rules that need the database (contact type, country, custom fields, unique email)
  * on top of the schema's failures, reports all together, and returns the new custom values.
  */
-async function checkContact(db: Db, userId: number, input: ContactInput, rules: Rules, current: CustomValues, exceptId?: number): Promise<CustomValues> {
+async function checkContact(
+  db: Db,
+  userId: number,
+  input: ContactInput,
+  rules: Rules,
+  current: CustomValues,
+  exceptId?: number,
+): Promise<CustomValues> {
   // The schema only says "integer": out-of-range ids are "invalid" like unknown ones (and never reach PostgreSQL's int4).
   await rules.check('contact_type_id', input.contact_type_id, async (id) =>
     isDbId(id) && (await findContactType(db, userId, id)) ? null : messages.invalid('contact_type_id'),
@@ -109,14 +116,21 @@ function columnsOf(input: ContactInput, custom: CustomValues) {
 }
 
 /** Adds a contact; returns its id. */
-export async function addContact({ database: { db } }: AppDeps, userId: number, input: ContactInput, schemaFailures: FieldErrors): Promise<number> {
+export async function addContact(
+  { database: { db } }: AppDeps,
+  userId: number,
+  input: ContactInput,
+  schemaFailures: FieldErrors,
+): Promise<number> {
   const custom = await checkContact(db, userId, input, new Rules(schemaFailures), {});
   // The contact and its segment membership change together.
-  return uniqueOr('email', () => db.transaction().execute(async (trx) => {
-    const id = await insertContact(trx, { user_id: userId, ...columnsOf(input, custom) });
-    await syncSegmentMembership(trx, userId, { contactIds: [id] });
-    return id;
-  }));
+  return uniqueOr('email', () =>
+    db.transaction().execute(async (trx) => {
+      const id = await insertContact(trx, { user_id: userId, ...columnsOf(input, custom) });
+      await syncSegmentMembership(trx, userId, { contactIds: [id] });
+      return id;
+    }),
+  );
 }
 
 /**
@@ -124,15 +138,22 @@ export async function addContact({ database: { db } }: AppDeps, userId: number, 
  * custom values are merged, so a client that does not send them keeps them, and one sent empty
  * (`custom_field[name]=`) is cleared.
  */
-export async function updateContact({ database: { db } }: AppDeps, userId: number, input: ContactInput & { contact_id: number }, schemaFailures: FieldErrors): Promise<void> {
+export async function updateContact(
+  { database: { db } }: AppDeps,
+  userId: number,
+  input: ContactInput & { contact_id: number },
+  schemaFailures: FieldErrors,
+): Promise<void> {
   const rules = new Rules(schemaFailures);
   const row = rules.failed('contact_id') || !isDbId(input.contact_id) ? undefined : await findContact(db, userId, input.contact_id);
   if (!row && !rules.failed('contact_id')) throw new NotFound(RNF);
   const custom = await checkContact(db, userId, input, rules, parseCustomValues(row?.custom_field ?? null), input.contact_id);
-  await uniqueOr('email', () => db.transaction().execute(async (trx) => {
-    await updateContactRow(trx, userId, input.contact_id, columnsOf(input, custom));
-    await syncSegmentMembership(trx, userId, { contactIds: [input.contact_id] });
-  }));
+  await uniqueOr('email', () =>
+    db.transaction().execute(async (trx) => {
+      await updateContactRow(trx, userId, input.contact_id, columnsOf(input, custom));
+      await syncSegmentMembership(trx, userId, { contactIds: [input.contact_id] });
+    }),
+  );
 }
 
 /** Soft-deletes one contact; it leaves its segments in the same transaction. */

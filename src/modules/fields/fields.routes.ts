@@ -12,13 +12,25 @@ export const fieldRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/reserve-fields',
-    { schema: { summary: 'List the reserved fields', querystring: ListFieldsQuery, response: responses(ListOf('reservedFields', FieldShape), 422) } },
+    {
+      schema: {
+        summary: 'List the reserved fields',
+        querystring: ListFieldsQuery,
+        response: responses(ListOf('reservedFields', FieldShape), 422),
+      },
+    },
     (req, reply) => sendList(reply, 'reservedFields', req.query, listFields(deps, null)),
   );
 
   app.get(
     '/custom-fields',
-    { schema: { summary: 'List the custom fields', querystring: ListFieldsQuery, response: responses(ListOf('customFields', FieldShape), 422) } },
+    {
+      schema: {
+        summary: 'List the custom fields',
+        querystring: ListFieldsQuery,
+        response: responses(ListOf('customFields', FieldShape), 422),
+      },
+    },
     (req, reply) => sendList(reply, 'customFields', req.query, listFields(deps, req.userId)),
   );
 

@@ -7,7 +7,11 @@ import { FIELD_TYPES } from './fields.reserved.js';
 export type FieldRow = Selectable<FieldTable>;
 
 export const SaveCustomFieldBody = Type.Object({
-  field_name: Type.String({ maxLength: 64, pattern: '^[A-Za-z0-9_]+$', description: 'Letters, digits and `_`; not a reserved or placeholder name; unique in the account in any letter case.' }),
+  field_name: Type.String({
+    maxLength: 64,
+    pattern: '^[A-Za-z0-9_]+$',
+    description: 'Letters, digits and `_`; not a reserved or placeholder name; unique in the account in any letter case.',
+  }),
   field_type: Enum(FIELD_TYPES),
 });
 export const DeleteCustomFieldQuery = QueryIds('id');

@@ -10,14 +10,23 @@ import { syncSegmentMembership } from '../segments/segments.membership.js';
 
 /** Reserved fields (userId null) or the account's custom fields, as a list source. */
 export function listFields({ database: { db } }: AppDeps, userId: number | null) {
-  return queryListSource(() => selectFields(db, userId), 'id', (rows: FieldRow[]) => rows.map(toField));
+  return queryListSource(
+    () => selectFields(db, userId),
+    'id',
+    (rows: FieldRow[]) => rows.map(toField),
+  );
 }
 
 /**
  * Creates a custom field: not a reserved or placeholder name, unique per account (case-insensitive).
  * The schema's failures (`schemaFailures`) are reported together with these rules.
  */
-export async function createCustomField({ database: { db } }: AppDeps, userId: number, input: { field_name?: string; field_type?: string }, schemaFailures: FieldErrors = {}): Promise<number> {
+export async function createCustomField(
+  { database: { db } }: AppDeps,
+  userId: number,
+  input: { field_name?: string; field_type?: string },
+  schemaFailures: FieldErrors = {},
+): Promise<number> {
   const rules = new Rules(schemaFailures);
   await rules.check('field_name', input.field_name, async (name) => {
     const key = name.toLowerCase();

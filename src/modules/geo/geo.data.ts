@@ -3,9 +3,24 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 
 /** Country, state and city as the lookup returns them. */
-export interface Country { id: number; name: string; iso2: string; phonecode: string }
-export interface State { id: number; name: string; country_id: number; iso2: string }
-export interface City { id: number; name: string; state_id: number; country_id: number }
+export interface Country {
+  id: number;
+  name: string;
+  iso2: string;
+  phonecode: string;
+}
+export interface State {
+  id: number;
+  name: string;
+  country_id: number;
+  iso2: string;
+}
+export interface City {
+  id: number;
+  name: string;
+  state_id: number;
+  country_id: number;
+}
 
 const DATA_DIR = join(dirname(createRequire(import.meta.url).resolve('@countrystatecity/countries')), 'data');
 
@@ -13,7 +28,9 @@ function readJson<T>(path: string): T {
   return JSON.parse(readFileSync(path, 'utf8')) as T;
 }
 
-const COUNTRIES: Country[] = readJson<Array<Omit<Country, 'phonecode'> & { phonecode?: string | number | null }>>(join(DATA_DIR, 'countries.json'))
+const COUNTRIES: Country[] = readJson<Array<Omit<Country, 'phonecode'> & { phonecode?: string | number | null }>>(
+  join(DATA_DIR, 'countries.json'),
+)
   .map((c) => ({ id: c.id, name: c.name, iso2: c.iso2, phonecode: String(c.phonecode ?? '') }))
   .sort((a, b) => a.id - b.id);
 const BY_ID = new Map(COUNTRIES.map((c) => [c.id, c]));
@@ -35,7 +52,8 @@ function loadStatesAndCities() {
     const base = join(DATA_DIR, countryDir.name);
     const statesFile = join(base, 'states.json');
     if (!existsSync(statesFile)) continue;
-    for (const s of readJson<Array<Omit<State, 'iso2'> & { iso2?: string | null }>>(statesFile)) states.push({ id: s.id, name: s.name, country_id: s.country_id, iso2: String(s.iso2 ?? '') });
+    for (const s of readJson<Array<Omit<State, 'iso2'> & { iso2?: string | null }>>(statesFile))
+      states.push({ id: s.id, name: s.name, country_id: s.country_id, iso2: String(s.iso2 ?? '') });
     for (const stateDir of readdirSync(base, { withFileTypes: true })) {
       const citiesFile = join(base, stateDir.name, 'cities.json');
       if (!stateDir.isDirectory() || !existsSync(citiesFile)) continue;

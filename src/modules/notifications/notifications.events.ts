@@ -60,7 +60,13 @@ export function eventMail(
  * event, so the notes exist exactly when the change is committed and a queue worker delivers
  * them (retrying a slow or failing server) without holding the caller. Returns how many.
  */
-export async function enqueueEvent(trx: Db, deps: Pick<AppDeps, 'config' | 'clock'>, userId: number, event: EventName, details: Record<string, unknown>): Promise<number> {
+export async function enqueueEvent(
+  trx: Db,
+  deps: Pick<AppDeps, 'config' | 'clock'>,
+  userId: number,
+  event: EventName,
+  details: Record<string, unknown>,
+): Promise<number> {
   const recipients = await selectNotificationRecipients(trx, userId).orderBy('id').execute();
   const now = deps.clock.now();
   for (const r of recipients) await enqueueSystemMail(trx, userId, eventMail(deps.config, r, event, details), now);

@@ -22,13 +22,22 @@ export const notificationRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/notification-recipients',
-    { schema: { summary: 'List notification recipients', querystring: ListNotificationRecipientsQuery, response: responses(NotificationRecipientList, 422) } },
+    {
+      schema: {
+        summary: 'List notification recipients',
+        querystring: ListNotificationRecipientsQuery,
+        response: responses(NotificationRecipientList, 422),
+      },
+    },
     (req, reply) => sendList(reply, 'notifications', req.query, listNotificationRecipients(deps, req.userId)),
   );
 
   app.post(
     '/notification-recipient/save',
-    { schema: { summary: 'Add a notification recipient', body: SaveNotificationRecipientBody, response: responses(OkCreated, 422) }, config: { deferValidation: true } },
+    {
+      schema: { summary: 'Add a notification recipient', body: SaveNotificationRecipientBody, response: responses(OkCreated, 422) },
+      config: { deferValidation: true },
+    },
     async (req) => {
       const id = await addNotificationRecipient(deps, req.userId, req.body, schemaErrors(req));
       return ok('Added Successfully', { id });
@@ -37,15 +46,25 @@ export const notificationRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.delete(
     '/notification-recipient/delete',
-    { schema: { summary: 'Delete a notification recipient', querystring: NotificationRecipientIdQuery, response: responses(OkText, 404, 422) } },
+    {
+      schema: {
+        summary: 'Delete a notification recipient',
+        querystring: NotificationRecipientIdQuery,
+        response: responses(OkText, 404, 422),
+      },
+    },
     async (req) => {
       await deleteNotificationRecipient(deps, req.userId, req.query.id);
       return ok('Deleted Successfully');
     },
   );
 
-  app.post('/notification-recipient/bulk-delete', { schema: { summary: 'Delete several notification recipients', body: StrIds, response: responses(OkText, 404, 422) } }, async (req) => {
-    await bulkDeleteNotificationRecipients(deps, req.userId, req.body.strIds);
-    return ok('Deleted Successfully');
-  });
+  app.post(
+    '/notification-recipient/bulk-delete',
+    { schema: { summary: 'Delete several notification recipients', body: StrIds, response: responses(OkText, 404, 422) } },
+    async (req) => {
+      await bulkDeleteNotificationRecipients(deps, req.userId, req.body.strIds);
+      return ok('Deleted Successfully');
+    },
+  );
 };

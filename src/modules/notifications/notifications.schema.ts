@@ -17,11 +17,14 @@ export const NotificationRecipientShape = Type.Object(
     id: Type.Integer(),
     user_id: Type.Integer(),
     email_address: Type.String(),
-    email_owner: Type.String({ description: 'Name of the address\'s owner.' }),
+    email_owner: Type.String({ description: "Name of the address's owner." }),
     created_at: Timestamp,
     updated_at: Timestamp,
   },
-  { description: 'An address mailed a short note on each event of the account (a single send completed, a CSV import finished, a sender verified, an automation set live or paused).' },
+  {
+    description:
+      'An address mailed a short note on each event of the account (a single send completed, a CSV import finished, a sender verified, an automation set live or paused).',
+  },
 );
 
 export const NotificationRecipientList = Success(ListMessage('notifications', NotificationRecipientShape), {

@@ -13,8 +13,10 @@ import { toNotificationRecipient, type NotificationRecipientInput, type Notifica
 
 /** The list source of the account's notification recipients. */
 export function listNotificationRecipients(deps: AppDeps, userId: number) {
-  return queryListSource(() => selectNotificationRecipients(deps.database.db, userId), 'id', (rows: NotificationRecipientRow[]) =>
-    rows.map(toNotificationRecipient),
+  return queryListSource(
+    () => selectNotificationRecipients(deps.database.db, userId),
+    'id',
+    (rows: NotificationRecipientRow[]) => rows.map(toNotificationRecipient),
   );
 }
 

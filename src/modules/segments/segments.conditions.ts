@@ -32,7 +32,16 @@ export interface Condition {
   values: string[];
 }
 
-const TEXT_OPS: readonly Operator[] = ['is', 'is not', 'contains', 'does not contain', 'starts with', 'ends with', 'is empty', 'is not empty'];
+const TEXT_OPS: readonly Operator[] = [
+  'is',
+  'is not',
+  'contains',
+  'does not contain',
+  'starts with',
+  'ends with',
+  'is empty',
+  'is not empty',
+];
 const KIND_OPS: Record<FieldKind, readonly Operator[]> = {
   text: TEXT_OPS,
   number: [...TEXT_OPS, 'greater than', 'less than', 'between'],
@@ -106,7 +115,8 @@ export function parseConditions(
   // Field names match case-insensitively, as custom field names are unique that way; stored as defined.
   const byLower = new Map([...catalogue.keys()].map((name) => [name.toLowerCase(), name]));
   for (let i = 0; i < Math.max(fields.length, ops.length); i++) {
-    const field = fields[i] === undefined ? undefined : catalogue.has(fields[i]) ? fields[i] : (byLower.get(fields[i].toLowerCase()) ?? fields[i]);
+    const field =
+      fields[i] === undefined ? undefined : catalogue.has(fields[i]) ? fields[i] : (byLower.get(fields[i].toLowerCase()) ?? fields[i]);
     const op = ops[i]?.toLowerCase().replace(/\s+/g, ' ') as Operator | undefined;
     const kind = field === undefined ? undefined : catalogue.get(field);
     if (field === undefined) rules.add(`select_field.${i}`, messages.required(`select_field.${i}`));
@@ -264,7 +274,9 @@ function conditionSql(engine: Engine, cond: Condition, kind: FieldKind | undefin
   if (values.some((x, i) => valueFailure(effective, op, `value.${i}`, x))) return FALSE;
   if (effective === 'number') return numberCondition(engine, v, op, values);
   const key =
-    field === 'created_at' ? sql`substr(c.created_at, 1, 19)` : sql`(case when length(${v}) = 16 then ${v} || ':00' else substr(${v}, 1, 19) end)`;
+    field === 'created_at'
+      ? sql`substr(c.created_at, 1, 19)`
+      : sql`(case when length(${v}) = 16 then ${v} || ':00' else substr(${v}, 1, 19) end)`;
   return dateCondition(key, op, values);
 }
 
@@ -272,7 +284,12 @@ function conditionSql(engine: Engine, cond: Condition, kind: FieldKind | undefin
  * The WHERE expression of a segment's conditions over contacts aliased `c`: all of them (`and`,
  * the default) or any (`or`); no conditions match every contact of the type.
  */
-export function conditionsSql(engine: Engine, conds: Condition[], queryType: string | null, catalogue: Map<string, FieldKind>): RawBuilder<SqlBool> {
+export function conditionsSql(
+  engine: Engine,
+  conds: Condition[],
+  queryType: string | null,
+  catalogue: Map<string, FieldKind>,
+): RawBuilder<SqlBool> {
   if (conds.length === 0) return TRUE;
   const parts = conds.map((c) => sql<SqlBool>`(${conditionSql(engine, c, catalogue.get(c.field))})`);
   return sql<SqlBool>`(${sql.join(parts, queryType === 'or' ? sql` or ` : sql` and `)})`;

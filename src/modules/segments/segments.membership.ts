@@ -66,7 +66,9 @@ export async function refreshSegmentMembers(
       .where('segment_id', '=', segment.id)
       .where('contact_id', 'is not', null)
       .$if(ids !== undefined, (q) => q.where('contact_id', 'in', ids!))
-      .where((eb) => eb.not(eb.exists(candidates().select(sql.lit(1).as('one')).where('c.id', '=', sql.ref<number>('segment_recipients.contact_id')))))
+      .where((eb) =>
+        eb.not(eb.exists(candidates().select(sql.lit(1).as('one')).where('c.id', '=', sql.ref<number>('segment_recipients.contact_id')))),
+      )
       .execute();
   }
 
@@ -75,10 +77,26 @@ export async function refreshSegmentMembers(
     .$if(!opts.fresh, (q) =>
       q
         .where((eb) =>
-          eb.not(eb.exists(eb.selectFrom('segment_recipients as r').select(sql.lit(1).as('one')).whereRef('r.contact_id', '=', 'c.id').where('r.segment_id', '=', segment.id))),
+          eb.not(
+            eb.exists(
+              eb
+                .selectFrom('segment_recipients as r')
+                .select(sql.lit(1).as('one'))
+                .whereRef('r.contact_id', '=', 'c.id')
+                .where('r.segment_id', '=', segment.id),
+            ),
+          ),
         )
         .where((eb) =>
-          eb.not(eb.exists(eb.selectFrom('segment_exclusions as x').select(sql.lit(1).as('one')).whereRef('x.contact_id', '=', 'c.id').where('x.segment_id', '=', segment.id))),
+          eb.not(
+            eb.exists(
+              eb
+                .selectFrom('segment_exclusions as x')
+                .select(sql.lit(1).as('one'))
+                .whereRef('x.contact_id', '=', 'c.id')
+                .where('x.segment_id', '=', segment.id),
+            ),
+          ),
         ),
     );
   const now = isoMicros();
@@ -97,14 +115,20 @@ export async function refreshSegmentMembers(
     // SELECT, parallel like the count), then insert them from one array. The ids are sorted as
     // bare integers (sorting the projected rows in the INSERT spills to disk at 100,000 members),
     // unnest keeps their order, and the array travels as text both ways.
-    const { joined } = await joining.select(sql<string | null>`cast(array_agg(c.id order by c.id) as text)`.as('joined')).executeTakeFirstOrThrow();
+    const { joined } = await joining
+      .select(sql<string | null>`cast(array_agg(c.id order by c.id) as text)`.as('joined'))
+      .executeTakeFirstOrThrow();
     if (joined === null) return;
     source = db.selectFrom(sql<{ u: number }>`unnest(cast(${joined} as integer[]))`.as('u')).select(member(sql.ref('u')));
   } else {
     // Ascending ids, so the recipient list (newest first) follows the contacts' order.
     source = joining.select(member(sql.ref('c.id'))).orderBy('c.id');
   }
-  await db.insertInto('segment_recipients').columns(['user_id', 'segment_id', 'contact_id', 'created_at', 'updated_at']).expression(source).execute();
+  await db
+    .insertInto('segment_recipients')
+    .columns(['user_id', 'segment_id', 'contact_id', 'created_at', 'updated_at'])
+    .expression(source)
+    .execute();
 }
 
 /**
@@ -147,7 +171,8 @@ export type SegmentRecipient = {
   country: string | null;
 } & {
   // The contact's own fields as stored (custom_field: JSON text), null for a hand-added recipient.
-  [K in 'alt_email' | 'state' | 'city' | 'address_line1' | 'address_line2' | 'state_province_region' | 'postal_code' | 'custom_field']: ContactTable[K] | null;
+  [K in 'alt_email' | 'state' | 'city' | 'address_line1' | 'address_line2' | 'state_province_region' | 'postal_code' | 'custom_field']:
+    ContactTable[K] | null;
 };
 
 /**
@@ -156,7 +181,13 @@ export type SegmentRecipient = {
  * Yields nothing for an unknown, deleted or other account's segment.
  */
 export async function* segmentRecipients(db: Db, userId: number, segmentId: number, batchSize = 1000): AsyncGenerator<SegmentRecipient[]> {
-  const live = await db.selectFrom('segments').select('id').where('id', '=', segmentId).where('user_id', '=', userId).where('deleted_at', 'is', null).executeTakeFirst();
+  const live = await db
+    .selectFrom('segments')
+    .select('id')
+    .where('id', '=', segmentId)
+    .where('user_id', '=', userId)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
   if (!live) return;
   let after = 0;
   for (;;) {

@@ -74,7 +74,11 @@ export function segmentsTouching(db: Db, userId: number, contactIds: number[]) {
     .where('s.deleted_at', 'is', null)
     .where((eb) =>
       eb.or([
-        eb('s.contact_type_id', 'in', eb.selectFrom('contacts').select('contact_type_id').where('user_id', '=', userId).where('id', 'in', contactIds)),
+        eb(
+          's.contact_type_id',
+          'in',
+          eb.selectFrom('contacts').select('contact_type_id').where('user_id', '=', userId).where('id', 'in', contactIds),
+        ),
         eb('s.id', 'in', eb.selectFrom('segment_recipients').select('segment_id').where('contact_id', 'in', contactIds)),
       ]),
     )
@@ -132,7 +136,11 @@ export function selectRecipients(db: Db, userId: number, segmentId: number) {
     ])
     .where('r.user_id', '=', userId)
     .where('r.segment_id', '=', segmentId)
-    .where((eb) => eb.or([eb('r.contact_id', 'is', null), eb('c.deleted_at', 'is', null)])) as unknown as SelectQueryBuilder<DB, 'segment_recipients', RecipientListRow>;
+    .where((eb) => eb.or([eb('r.contact_id', 'is', null), eb('c.deleted_at', 'is', null)])) as unknown as SelectQueryBuilder<
+    DB,
+    'segment_recipients',
+    RecipientListRow
+  >;
 }
 
 /** One member of one of the account's live segments. */
@@ -156,7 +164,12 @@ export async function removeRecipient(db: Db, row: { id: number; segment_id: num
 }
 
 /** Whether an address (lower-cased) is already a member: hand-added, or a matched live contact. */
-export async function emailInSegment(db: Db, userId: number, segment: { id: number; contact_type_id: number }, emailKey: string): Promise<boolean> {
+export async function emailInSegment(
+  db: Db,
+  userId: number,
+  segment: { id: number; contact_type_id: number },
+  emailKey: string,
+): Promise<boolean> {
   const hand = await db
     .selectFrom('segment_recipients')
     .select('id')
@@ -178,11 +191,24 @@ export async function emailInSegment(db: Db, userId: number, segment: { id: numb
 }
 
 /** Adds a recipient by hand; returns its id. */
-export async function insertHandRecipient(db: Db, userId: number, segmentId: number, v: { first_name: string; last_name: string; email: string }) {
+export async function insertHandRecipient(
+  db: Db,
+  userId: number,
+  segmentId: number,
+  v: { first_name: string; last_name: string; email: string },
+) {
   const now = isoMicros();
   const row = await db
     .insertInto('segment_recipients')
-    .values({ user_id: userId, segment_id: segmentId, contact_id: null, ...v, email_key: v.email.toLowerCase(), created_at: now, updated_at: now })
+    .values({
+      user_id: userId,
+      segment_id: segmentId,
+      contact_id: null,
+      ...v,
+      email_key: v.email.toLowerCase(),
+      created_at: now,
+      updated_at: now,
+    })
     .returning('id')
     .executeTakeFirstOrThrow();
   return row.id;

@@ -28,13 +28,18 @@ import {
 export const segmentRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { deps } = app;
 
-  app.get('/segment/list', { schema: { summary: 'List segments', querystring: ListSegmentsQuery, response: responses(SegmentList, 422) } }, (req, reply) =>
-    sendList(reply, 'segments', req.query, listSegments(deps, req.userId)),
+  app.get(
+    '/segment/list',
+    { schema: { summary: 'List segments', querystring: ListSegmentsQuery, response: responses(SegmentList, 422) } },
+    (req, reply) => sendList(reply, 'segments', req.query, listSegments(deps, req.userId)),
   );
 
   app.post(
     '/segment/create',
-    { schema: { summary: 'Create a segment', body: CreateSegmentBody, response: responses(OkCreated, 422) }, config: { deferValidation: true } },
+    {
+      schema: { summary: 'Create a segment', body: CreateSegmentBody, response: responses(OkCreated, 422) },
+      config: { deferValidation: true },
+    },
     async (req) => {
       const id = await createSegment(deps, req.userId, req.body, schemaErrors(req));
       return ok('Added Successfully', { id });
@@ -43,7 +48,10 @@ export const segmentRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post(
     '/segment/update',
-    { schema: { summary: 'Update a segment', body: UpdateSegmentBody, response: responses(OkText, 404, 422) }, config: { deferValidation: true } },
+    {
+      schema: { summary: 'Update a segment', body: UpdateSegmentBody, response: responses(OkText, 404, 422) },
+      config: { deferValidation: true },
+    },
     async (req) => {
       await updateSegment(deps, req.userId, req.body, schemaErrors(req));
       return ok('Updated Successfully');
@@ -52,26 +60,43 @@ export const segmentRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/segment/email/list',
-    { schema: { summary: "List a segment's recipients", querystring: RecipientListQuery, response: responses(SegmentRecipientList, 404, 422) } },
+    {
+      schema: {
+        summary: "List a segment's recipients",
+        querystring: RecipientListQuery,
+        response: responses(SegmentRecipientList, 404, 422),
+      },
+    },
     async (req, reply) => sendList(reply, 'contactEmails', req.query, await listSegmentRecipients(deps, req.userId, req.query.segment_id)),
   );
 
   app.post(
     '/segment/email/store',
-    { schema: { summary: 'Add a recipient to a segment by hand', body: StoreRecipientBody, response: responses(OkCreated, 422) }, config: { deferValidation: true } },
+    {
+      schema: { summary: 'Add a recipient to a segment by hand', body: StoreRecipientBody, response: responses(OkCreated, 422) },
+      config: { deferValidation: true },
+    },
     async (req) => {
       const id = await addRecipient(deps, req.userId, req.body, schemaErrors(req));
       return ok('Added Successfully', { id });
     },
   );
 
-  app.delete('/segment/email/delete', { schema: { summary: 'Delete a hand-added segment recipient', querystring: RecipientIdQuery, response: responses(OkText, 404, 422) } }, async (req) => {
-    await deleteRecipient(deps, req.userId, req.query.segment_recipient_id);
-    return ok('Deleted Successfully');
-  });
+  app.delete(
+    '/segment/email/delete',
+    { schema: { summary: 'Delete a hand-added segment recipient', querystring: RecipientIdQuery, response: responses(OkText, 404, 422) } },
+    async (req) => {
+      await deleteRecipient(deps, req.userId, req.query.segment_recipient_id);
+      return ok('Deleted Successfully');
+    },
+  );
 
-  app.delete('/segment/delete', { schema: { summary: 'Delete a segment', querystring: SegmentIdQuery, response: responses(OkInErrors, 404, 422) } }, async (req) => {
-    await deleteSegment(deps, req.userId, req.query.segment_id);
-    return okInErrors('Deleted Successfully');
-  });
+  app.delete(
+    '/segment/delete',
+    { schema: { summary: 'Delete a segment', querystring: SegmentIdQuery, response: responses(OkInErrors, 404, 422) } },
+    async (req) => {
+      await deleteSegment(deps, req.userId, req.query.segment_id);
+      return okInErrors('Deleted Successfully');
+    },
+  );
 };

@@ -22,7 +22,7 @@ const segmentFields = {
   value: Type.Optional(
     Type.Array(Text(), {
       maxItems: 100,
-      description: 'The conditions\' values in order: none for `is empty` and `is not empty`, two for `between`, else one.',
+      description: "The conditions' values in order: none for `is empty` and `is not empty`, two for `between`, else one.",
     }),
   ),
   query_type: Type.Optional(Enum(['and', 'or'] as const)),
@@ -61,7 +61,7 @@ const segmentProperties = {
   segment_name: Type.String(),
   select_field: Type.Array(Type.String(), { description: 'One field per condition.' }),
   select_operator: Type.Array(Type.String(), { description: 'One operator per condition.' }),
-  value: Type.Array(Type.String(), { description: 'The conditions\' values in order (two for `between`, none for `is empty`).' }),
+  value: Type.Array(Type.String(), { description: "The conditions' values in order (two for `between`, none for `is empty`)." }),
   query_type: Nullable(Type.String({ description: '`and`: a member matches every condition; `or`: any of them.' })),
   deleted_at: Nullable(Timestamp),
   created_at: Timestamp,
@@ -73,7 +73,10 @@ export const SegmentList = Success(
   ListMessage(
     'segments',
     Type.Object(
-      { ...segmentProperties, segment_emails_count: Type.Integer({ minimum: 0, description: 'Members: matched contacts and hand-added recipients.' }) },
+      {
+        ...segmentProperties,
+        segment_emails_count: Type.Integer({ minimum: 0, description: 'Members: matched contacts and hand-added recipients.' }),
+      },
       { description: 'The contacts of one contact type that match its conditions, plus recipients added by hand.' },
     ),
   ),
@@ -125,7 +128,7 @@ export const SegmentRecipientShape = Type.Object(
     first_name: Type.String(),
     last_name: Type.String(),
     email: Type.String(),
-    country: Nullable(Type.String({ description: 'The country\'s name.' })),
+    country: Nullable(Type.String({ description: "The country's name." })),
     state: Nullable(Type.String()),
     city: Nullable(Type.String()),
     address_line1: Nullable(Type.String()),
@@ -136,7 +139,9 @@ export const SegmentRecipientShape = Type.Object(
   { description: 'A member of a segment: a matching contact (its current fields) or a recipient added by hand.' },
 );
 
-export const SegmentRecipientList = Success(ListMessage('contactEmails', SegmentRecipientShape), { description: "The segment's members, newest first." });
+export const SegmentRecipientList = Success(ListMessage('contactEmails', SegmentRecipientShape), {
+  description: "The segment's members, newest first.",
+});
 
 /** The API shape of a segment recipient; `country` is the country's name, as in the contact list. */
 export function toSegmentRecipient(row: RecipientListRow) {

@@ -21,7 +21,14 @@ import {
   updateSegmentRow,
   type SegmentValues,
 } from './segments.queries.js';
-import { toSegment, toSegmentRecipient, type RecipientInput, type RecipientListRow, type SegmentInput, type SegmentRow } from './segments.schema.js';
+import {
+  toSegment,
+  toSegmentRecipient,
+  type RecipientInput,
+  type RecipientListRow,
+  type SegmentInput,
+  type SegmentRow,
+} from './segments.schema.js';
 
 /** The list source of the account's segments with `segment_emails_count`. */
 export function listSegments(deps: AppDeps, userId: number) {

@@ -21,30 +21,42 @@ export const senderRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post(
     '/sender/save',
-    { schema: { summary: 'Create a sender (mails a verification link)', body: SaveSenderBody, response: responses(OkCreated, 422) }, config: { deferValidation: true } },
+    {
+      schema: { summary: 'Create a sender (mails a verification link)', body: SaveSenderBody, response: responses(OkCreated, 422) },
+      config: { deferValidation: true },
+    },
     async (req) => {
       const id = await createSender(deps, req.userId, req.body, schemaErrors(req));
       return ok('Added Successfully', { id });
     },
   );
 
-  app.get('/sender/details', { schema: { summary: 'View a sender', querystring: SenderIdQuery, response: responses(SenderDetails, 404, 422) } }, async (req) =>
-    ok({ sender: await getSender(deps, req.userId, req.query.sender_id) }),
+  app.get(
+    '/sender/details',
+    { schema: { summary: 'View a sender', querystring: SenderIdQuery, response: responses(SenderDetails, 404, 422) } },
+    async (req) => ok({ sender: await getSender(deps, req.userId, req.query.sender_id) }),
   );
 
   app.post(
     '/sender/update',
-    { schema: { summary: 'Update a sender', body: UpdateSenderBody, response: responses(OkText, 404, 422) }, config: { deferValidation: true } },
+    {
+      schema: { summary: 'Update a sender', body: UpdateSenderBody, response: responses(OkText, 404, 422) },
+      config: { deferValidation: true },
+    },
     async (req) => {
       await updateSender(deps, req.userId, req.body, schemaErrors(req));
       return ok('Updated Successfully');
     },
   );
 
-  app.delete('/sender/delete', { schema: { summary: 'Delete a sender', querystring: SenderIdQuery, response: responses(OkInErrors, 404, 422) } }, async (req) => {
-    await deleteSender(deps, req.userId, req.query.sender_id);
-    return okInErrors('Deleted Successfully');
-  });
+  app.delete(
+    '/sender/delete',
+    { schema: { summary: 'Delete a sender', querystring: SenderIdQuery, response: responses(OkInErrors, 404, 422) } },
+    async (req) => {
+      await deleteSender(deps, req.userId, req.query.sender_id);
+      return okInErrors('Deleted Successfully');
+    },
+  );
 
   const resendResponses = {
     ...responses(OkText, 404, 422),
@@ -52,8 +64,12 @@ export const senderRoutes: FastifyPluginAsyncTypebox = async (app) => {
       description: 'Too many requests, or a verification mail went out less than a minute ago; `Retry-After` gives the seconds to wait.',
     }),
   };
-  app.get('/sender/resend-mail', { schema: { summary: 'Mail a new verification link', querystring: SenderIdQuery, response: resendResponses } }, async (req) => {
-    await resendVerification(deps, req.userId, req.query.sender_id);
-    return ok('Verification Mail Send');
-  });
+  app.get(
+    '/sender/resend-mail',
+    { schema: { summary: 'Mail a new verification link', querystring: SenderIdQuery, response: resendResponses } },
+    async (req) => {
+      await resendVerification(deps, req.userId, req.query.sender_id);
+      return ok('Verification Mail Send');
+    },
+  );
 };

@@ -46,7 +46,11 @@ export const SenderShape = Type.Object(
     company_address: Type.String(),
     company_address2: Nullable(Type.String()),
     nickname: Type.String(),
-    is_verified: Type.Integer({ minimum: 0, maximum: 1, description: '1 once the link mailed to `from_email` has been opened; a new `from_email` sets it back to 0.' }),
+    is_verified: Type.Integer({
+      minimum: 0,
+      maximum: 1,
+      description: '1 once the link mailed to `from_email` has been opened; a new `from_email` sets it back to 0.',
+    }),
     utr: Type.String({ description: 'Unique public token of the sender.' }),
     send_at: Nullable(Type.String({ description: 'When the last verification mail was sent: UTC, `YYYY-MM-DD HH:MM:SS`.' })),
     created_at: Timestamp,

@@ -29,7 +29,11 @@ export const RESEND_INTERVAL_SECONDS = 60;
 /** The list source of the account's senders. */
 export function listSenders(deps: AppDeps, userId: number) {
   const { db } = deps.database;
-  return queryListSource(() => selectSenders(db, userId), 'id', (rows: SenderRow[]) => rows.map(toSender));
+  return queryListSource(
+    () => selectSenders(db, userId),
+    'id',
+    (rows: SenderRow[]) => rows.map(toSender),
+  );
 }
 
 async function requireSender(db: Db, userId: number, rawId: unknown): Promise<SenderRow> {
@@ -112,7 +116,12 @@ export async function createSender(deps: AppDeps, userId: number, input: SenderI
  * Replaces a sender's fields. A new `from_email` (compared case-insensitively) makes it
  * unverified again and mails a link to the new address at once.
  */
-export async function updateSender(deps: AppDeps, userId: number, input: SenderInput & { sender_id: number }, schemaFailures: FieldErrors): Promise<void> {
+export async function updateSender(
+  deps: AppDeps,
+  userId: number,
+  input: SenderInput & { sender_id: number },
+  schemaFailures: FieldErrors,
+): Promise<void> {
   const { db } = deps.database;
   const rules = new Rules(schemaFailures);
   const row = rules.failed('sender_id') ? undefined : await findSender(db, userId, input.sender_id);
@@ -154,8 +163,13 @@ export async function resendVerification(deps: AppDeps, userId: number, rawId: u
     const current = await findSender(db, userId, row.id);
     if (!current) throw new NotFound(RNF);
     const sentAt = current.send_at ? Date.parse(current.send_at.replace(' ', 'T') + 'Z') : now.getTime();
-    const wait = Math.min(RESEND_INTERVAL_SECONDS, Math.max(1, Math.ceil((sentAt + RESEND_INTERVAL_SECONDS * 1000 - now.getTime()) / 1000)));
-    throw new AppError(429, `A verification mail was sent less than a minute ago. Try again in ${wait} seconds.`, { 'Retry-After': String(wait) });
+    const wait = Math.min(
+      RESEND_INTERVAL_SECONDS,
+      Math.max(1, Math.ceil((sentAt + RESEND_INTERVAL_SECONDS * 1000 - now.getTime()) / 1000)),
+    );
+    throw new AppError(429, `A verification mail was sent less than a minute ago. Try again in ${wait} seconds.`, {
+      'Retry-After': String(wait),
+    });
   }
 }
 

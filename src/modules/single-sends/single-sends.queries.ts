@@ -31,7 +31,13 @@ export async function insertSingleSend(db: Db, values: Insertable<SingleSendTabl
  * Replaces a send's fields only while its status is one of `statuses` (a worker may start it at
  * any moment: the condition makes the check and the write one step). Returns whether it changed.
  */
-export async function updateSendIfStatus(db: Db, userId: number, id: number, statuses: number[], values: Updateable<SingleSendTable>): Promise<boolean> {
+export async function updateSendIfStatus(
+  db: Db,
+  userId: number,
+  id: number,
+  statuses: number[],
+  values: Updateable<SingleSendTable>,
+): Promise<boolean> {
   const res = await db
     .updateTable('single_sends')
     .set({ ...values, updated_at: isoMicros() })
@@ -150,7 +156,14 @@ export function selectFinishedSends(db: Db, limit: number) {
     .select('s.id')
     .where('s.status', '=', STATUS.running)
     .where(({ not, exists, selectFrom }) =>
-      not(exists(selectFrom('mail_messages as m').select('m.id').whereRef('m.single_send_id', '=', 's.id').where('m.state', 'in', ['queued', 'sending']))),
+      not(
+        exists(
+          selectFrom('mail_messages as m')
+            .select('m.id')
+            .whereRef('m.single_send_id', '=', 's.id')
+            .where('m.state', 'in', ['queued', 'sending']),
+        ),
+      ),
     )
     .orderBy('s.id')
     .limit(limit)
@@ -176,13 +189,25 @@ export async function completeSend(trx: Db, id: number, now: Date) {
 /** Live contact types of the account among `ids` (the ids found). */
 export async function liveContactTypeIds(db: Db, userId: number, ids: number[]): Promise<Set<number>> {
   if (ids.length === 0) return new Set();
-  const rows = await db.selectFrom('contact_types').select('id').where('user_id', '=', userId).where('id', 'in', ids).where('deleted_at', 'is', null).execute();
+  const rows = await db
+    .selectFrom('contact_types')
+    .select('id')
+    .where('user_id', '=', userId)
+    .where('id', 'in', ids)
+    .where('deleted_at', 'is', null)
+    .execute();
   return new Set(rows.map((r) => r.id));
 }
 
 /** Live segments of the account among `ids` (the ids found). */
 export async function liveSegmentIds(db: Db, userId: number, ids: number[]): Promise<Set<number>> {
   if (ids.length === 0) return new Set();
-  const rows = await db.selectFrom('segments').select('id').where('user_id', '=', userId).where('id', 'in', ids).where('deleted_at', 'is', null).execute();
+  const rows = await db
+    .selectFrom('segments')
+    .select('id')
+    .where('user_id', '=', userId)
+    .where('id', 'in', ids)
+    .where('deleted_at', 'is', null)
+    .execute();
   return new Set(rows.map((r) => r.id));
 }

@@ -13,7 +13,14 @@ import {
   UtrAnswer,
   UtrQuery,
 } from './single-sends.schema.js';
-import { createSingleSend, deleteSingleSends, duplicateSingleSend, getSingleSend, listSingleSends, updateSingleSend } from './single-sends.service.js';
+import {
+  createSingleSend,
+  deleteSingleSends,
+  duplicateSingleSend,
+  getSingleSend,
+  listSingleSends,
+  updateSingleSend,
+} from './single-sends.service.js';
 
 /** `/single-send/…` and `/single/send/…` endpoints: every one names a send by its `utr`. */
 export const singleSendRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -80,7 +87,8 @@ export const singleSendRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         summary: 'Update a single send',
-        description: 'Only a draft (0) or ready (1) send can change; it is then ready for its new time. A running or completed send answers 409.',
+        description:
+          'Only a draft (0) or ready (1) send can change; it is then ready for its new time. A running or completed send answers 409.',
         body: UpdateSingleSendBody,
         response: responses(UtrAnswer, 404, 409, 422),
       },

@@ -159,7 +159,8 @@ export async function checkSingleSend(deps: AppDeps, userId: number, input: Sing
   const schedule = checkSchedule(input, rules, now);
   const sender = rules.failed('sender_id') ? undefined : await findSender(db, userId, input.sender_id);
   // Saved senders cannot hold CR or LF; this guards the headers against rows written otherwise.
-  if (sender && [sender.from_name, sender.from_email, sender.reply_to_email].some((v) => CRLF.test(v))) rules.add('sender_id', messages.format('sender_id'));
+  if (sender && [sender.from_name, sender.from_email, sender.reply_to_email].some((v) => CRLF.test(v)))
+    rules.add('sender_id', messages.format('sender_id'));
   rules.done();
   return {
     template_id: input.template_id,

@@ -151,7 +151,9 @@ export const SingleSendShape = Type.Object(
   },
 );
 
-export const SingleSendList = Success(ListMessage('singleSends', SingleSendShape), { description: "The account's single sends, newest first." });
+export const SingleSendList = Success(ListMessage('singleSends', SingleSendShape), {
+  description: "The account's single sends, newest first.",
+});
 export const SingleSendDetails = Success(
   Type.Object({
     singleSend: Type.Array(SingleSendShape, {

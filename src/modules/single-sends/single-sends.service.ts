@@ -61,7 +61,12 @@ export async function getSingleSend(deps: AppDeps, userId: number, rawUtr: unkno
 }
 
 /** Saves a new send, ready to go (status 1) at once or at its schedule; returns its utr. */
-export async function createSingleSend(deps: AppDeps, userId: number, input: SingleSendInput, schemaFailures: FieldErrors): Promise<string> {
+export async function createSingleSend(
+  deps: AppDeps,
+  userId: number,
+  input: SingleSendInput,
+  schemaFailures: FieldErrors,
+): Promise<string> {
   const now = deps.clock.now();
   const columns = await checkSingleSend(deps, userId, input, new Rules(schemaFailures), now);
   const utr = randomUUID();
@@ -91,7 +96,12 @@ function conflictText(status: number): string {
  * Replaces a draft or ready send's parameters and makes it ready (status 1) for its new time;
  * a running or completed send answers 409.
  */
-export async function updateSingleSend(deps: AppDeps, userId: number, input: SingleSendInput & { utr: string }, schemaFailures: FieldErrors): Promise<string> {
+export async function updateSingleSend(
+  deps: AppDeps,
+  userId: number,
+  input: SingleSendInput & { utr: string },
+  schemaFailures: FieldErrors,
+): Promise<string> {
   const { db } = deps.database;
   const rules = new Rules(schemaFailures);
   const row = rules.failed('utr') ? undefined : await findSingleSend(db, userId, input.utr?.trim() ?? '');

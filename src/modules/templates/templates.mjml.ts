@@ -10,7 +10,12 @@ export interface MjmlNode {
   content?: string;
 }
 
-type Mjml2Html = (input: MjmlNode, options: Record<string, unknown>) => { html: string; errors: Array<{ message: string; tagName: string }> } | Promise<{ html: string; errors: Array<{ message: string; tagName: string }> }>;
+type Mjml2Html = (
+  input: MjmlNode,
+  options: Record<string, unknown>,
+) =>
+  | { html: string; errors: Array<{ message: string; tagName: string }> }
+  | Promise<{ html: string; errors: Array<{ message: string; tagName: string }> }>;
 
 let mjmlModule: Promise<Mjml2Html> | null = null;
 function loadMjml(): Promise<Mjml2Html> {

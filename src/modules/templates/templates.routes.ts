@@ -6,7 +6,10 @@ import { NotModified, responses, Success } from '../../http/schemas.js';
 import { DesignTemplateSchema, NoQuery } from './templates.schema.js';
 import { listDesignTemplates, listPlaceholderNames } from './templates.service.js';
 
-const Templates = Success(Type.Object({ templates: Type.Array(DesignTemplateSchema) }), 'Every shipped template, by id; id 1 is the blank one.');
+const Templates = Success(
+  Type.Object({ templates: Type.Array(DesignTemplateSchema) }),
+  'Every shipped template, by id; id 1 is the blank one.',
+);
 const Contents = Success(Type.Object({ contents: Type.Array(Type.String()) }), 'The placeholder names, written `((name))` in a design.');
 
 /** `/get-design/template` and `/get-dynamic/content`: the shipped designs and the placeholder names. */
@@ -19,7 +22,8 @@ export const templateRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         summary: 'List the design templates',
-        description: 'Each with its MJML source (`json_code`, MJML\'s JSON form), the compiled HTML and a preview image name (`/images/templates/<preview_image>`).',
+        description:
+          "Each with its MJML source (`json_code`, MJML's JSON form), the compiled HTML and a preview image name (`/images/templates/<preview_image>`).",
         querystring: NoQuery,
         response: { ...responses(Templates), 304: NotModified },
       },

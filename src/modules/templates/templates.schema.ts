@@ -5,7 +5,7 @@ export const DesignTemplateSchema = Type.Object({
   id: Type.Integer(),
   template_name: Type.String(),
   preview_image: Type.String({ description: 'The file name of its preview, served at `/images/templates/<preview_image>`.' }),
-  json_code: Type.String({ description: 'The MJML document in MJML\'s JSON form, as text.' }),
+  json_code: Type.String({ description: "The MJML document in MJML's JSON form, as text." }),
   html_code: Type.String({ description: 'The HTML compiled from `json_code`, with its `((placeholders))`.' }),
   is_blank: Type.Union([Type.Literal(0), Type.Literal(1)]),
   created_at: Type.Union([Type.String(), Type.Null()]),

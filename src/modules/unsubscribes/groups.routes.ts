@@ -10,13 +10,18 @@ import { createGroup, deleteGroup, getGroup, listUnsubscribeGroups, updateGroup 
 export const unsubscribeGroupRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { deps } = app;
 
-  app.get('/unsubscribes-groups', { schema: { summary: 'List unsubscribe groups', querystring: ListGroupsQuery, response: responses(UnsubscribeGroupList, 422) } }, (req, reply) =>
-    sendList(reply, 'unsubscribesGroups', req.query, listUnsubscribeGroups(deps, req.userId)),
+  app.get(
+    '/unsubscribes-groups',
+    { schema: { summary: 'List unsubscribe groups', querystring: ListGroupsQuery, response: responses(UnsubscribeGroupList, 422) } },
+    (req, reply) => sendList(reply, 'unsubscribesGroups', req.query, listUnsubscribeGroups(deps, req.userId)),
   );
 
   app.post(
     '/unsubscribes-groups/save',
-    { schema: { summary: 'Create an unsubscribe group', body: GroupBody, response: responses(OkCreated, 422) }, config: { deferValidation: true } },
+    {
+      schema: { summary: 'Create an unsubscribe group', body: GroupBody, response: responses(OkCreated, 422) },
+      config: { deferValidation: true },
+    },
     async (req) => {
       const id = await createGroup(deps, req.userId, req.body, schemaErrors(req));
       return ok('Saved Successfully', { id });
@@ -32,15 +37,22 @@ export const unsubscribeGroupRoutes: FastifyPluginAsyncTypebox = async (app) => 
   // Unlike the other updates, the id travels in the query and only the fields in the body.
   app.post(
     '/unsubscribes-groups/update',
-    { schema: { summary: 'Update an unsubscribe group', querystring: GroupIdQuery, body: GroupBody, response: responses(OkText, 404, 422) }, config: { deferValidation: true } },
+    {
+      schema: { summary: 'Update an unsubscribe group', querystring: GroupIdQuery, body: GroupBody, response: responses(OkText, 404, 422) },
+      config: { deferValidation: true },
+    },
     async (req) => {
       await updateGroup(deps, req.userId, req.query.id, req.body, schemaErrors(req));
       return ok('Updated Successfully');
     },
   );
 
-  app.delete('/unsubscribes-groups/delete', { schema: { summary: 'Delete an unsubscribe group', querystring: GroupIdQuery, response: responses(OkText, 404, 422) } }, async (req) => {
-    await deleteGroup(deps, req.userId, req.query.id);
-    return ok('Deleted Successfully');
-  });
+  app.delete(
+    '/unsubscribes-groups/delete',
+    { schema: { summary: 'Delete an unsubscribe group', querystring: GroupIdQuery, response: responses(OkText, 404, 422) } },
+    async (req) => {
+      await deleteGroup(deps, req.userId, req.query.id);
+      return ok('Deleted Successfully');
+    },
+  );
 };

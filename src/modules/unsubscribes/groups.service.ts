@@ -50,7 +50,13 @@ export async function getGroup(deps: AppDeps, userId: number, rawId: unknown) {
  * Replaces a group's fields. The group is looked up first: an unknown id is RNF whatever the body,
  * as for contacts; otherwise every field failure is reported together.
  */
-export async function updateGroup(deps: AppDeps, userId: number, rawId: unknown, input: GroupInput, schemaFailures: FieldErrors): Promise<void> {
+export async function updateGroup(
+  deps: AppDeps,
+  userId: number,
+  rawId: unknown,
+  input: GroupInput,
+  schemaFailures: FieldErrors,
+): Promise<void> {
   const { db } = deps.database;
   const id = toId(rawId);
   if (!id || !(await findUnsubscribeGroup(db, userId, id))) throw new NotFound(RNF);

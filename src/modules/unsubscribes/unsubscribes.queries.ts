@@ -29,7 +29,12 @@ const INSERT_CHUNK = 500;
  * NOTHING, no target, so either partial index counts). Returns each address's entry id, in input
  * order, and how many entries were new.
  */
-export async function insertUnsubscribers(db: Db, userId: number, groupId: GroupKey, emails: string[]): Promise<{ ids: number[]; added: number }> {
+export async function insertUnsubscribers(
+  db: Db,
+  userId: number,
+  groupId: GroupKey,
+  emails: string[],
+): Promise<{ ids: number[]; added: number }> {
   const ids: number[] = [];
   let added = 0;
   for (let i = 0; i < emails.length; i += INSERT_CHUNK) {
@@ -44,9 +49,18 @@ export async function insertUnsubscribers(db: Db, userId: number, groupId: Group
       created_at: now,
       updated_at: now,
     }));
-    const inserted = await db.insertInto('unsubscribers').values(rows).onConflict((oc) => oc.doNothing()).returning('id').execute();
+    const inserted = await db
+      .insertInto('unsubscribers')
+      .values(rows)
+      .onConflict((oc) => oc.doNothing())
+      .returning('id')
+      .execute();
     added += inserted.length;
-    const found = await selectUnsubscribers(db, userId, groupId).clearSelect().select(['id', 'email_key']).where('email_key', 'in', keys).execute();
+    const found = await selectUnsubscribers(db, userId, groupId)
+      .clearSelect()
+      .select(['id', 'email_key'])
+      .where('email_key', 'in', keys)
+      .execute();
     const byKey = new Map(found.map((r) => [r.email_key, r.id]));
     for (const k of keys) ids.push(byKey.get(k)!);
   }
@@ -83,7 +97,9 @@ export function suppressedKeys(db: Db, userId: number, groupId: GroupKey) {
     .select('email_key')
     .where('user_id', '=', userId)
     .where((eb) =>
-      groupId === null ? eb('unsubscribe_groups_id', 'is', null) : eb.or([eb('unsubscribe_groups_id', 'is', null), eb('unsubscribe_groups_id', '=', groupId)]),
+      groupId === null
+        ? eb('unsubscribe_groups_id', 'is', null)
+        : eb.or([eb('unsubscribe_groups_id', 'is', null), eb('unsubscribe_groups_id', '=', groupId)]),
     );
 }
 
@@ -96,5 +112,10 @@ export async function findSuppressedKeys(db: Db, userId: number, keys: string[],
 
 /** The lists an address is on: the global list and which groups (deleted ones included). */
 export function entriesOfEmail(db: Db, userId: number, emailKey: string) {
-  return db.selectFrom('unsubscribers').select(['id', 'unsubscribe_groups_id']).where('user_id', '=', userId).where('email_key', '=', emailKey).execute();
+  return db
+    .selectFrom('unsubscribers')
+    .select(['id', 'unsubscribe_groups_id'])
+    .where('user_id', '=', userId)
+    .where('email_key', '=', emailKey)
+    .execute();
 }

@@ -35,43 +35,72 @@ export const unsubscribeRoutes: FastifyPluginAsyncTypebox = async (app) => {
     (req, reply) => sendList(reply, 'unSubscribers', req.query, listGlobalUnsubscribes(deps, req.userId)),
   );
 
-  app.post('/global-unsubscribes/save', { schema: { summary: 'Add global unsubscribes', body: SaveGlobalBody, response: responses(OkAdded, 422) } }, async (req) =>
-    added(await addGlobalUnsubscribes(deps, req.userId, req.body.email_address)),
+  app.post(
+    '/global-unsubscribes/save',
+    { schema: { summary: 'Add global unsubscribes', body: SaveGlobalBody, response: responses(OkAdded, 422) } },
+    async (req) => added(await addGlobalUnsubscribes(deps, req.userId, req.body.email_address)),
   );
 
-  app.delete('/global-unsubscribes/delete', { schema: { summary: 'Delete a global unsubscribe', querystring: UnsubscriberIdQuery, response: responses(OkText, 404, 422) } }, async (req) => {
-    await deleteUnsubscriber(deps, req.userId, req.query.id, 'global');
-    return ok('Deleted Successfully');
-  });
+  app.delete(
+    '/global-unsubscribes/delete',
+    { schema: { summary: 'Delete a global unsubscribe', querystring: UnsubscriberIdQuery, response: responses(OkText, 404, 422) } },
+    async (req) => {
+      await deleteUnsubscriber(deps, req.userId, req.query.id, 'global');
+      return ok('Deleted Successfully');
+    },
+  );
 
-  app.post('/global-unsubscribes/bulk-delete', { schema: { summary: 'Delete several global unsubscribes', body: StrIds, response: responses(OkText, 404, 422) } }, async (req) => {
-    await bulkDeleteUnsubscribers(deps, req.userId, req.body.strIds, 'global');
-    return ok('Deleted Successfully');
-  });
+  app.post(
+    '/global-unsubscribes/bulk-delete',
+    { schema: { summary: 'Delete several global unsubscribes', body: StrIds, response: responses(OkText, 404, 422) } },
+    async (req) => {
+      await bulkDeleteUnsubscribers(deps, req.userId, req.body.strIds, 'global');
+      return ok('Deleted Successfully');
+    },
+  );
 
   app.post(
     '/unsubscribes-groups/manually-add',
-    { schema: { summary: 'Add addresses to an unsubscribe group', body: ManuallyAddBody, response: responses(OkAdded, 422) }, config: { deferValidation: true } },
+    {
+      schema: { summary: 'Add addresses to an unsubscribe group', body: ManuallyAddBody, response: responses(OkAdded, 422) },
+      config: { deferValidation: true },
+    },
     async (req) => added(await addGroupRecipients(deps, req.userId, req.body, schemaErrors(req))),
   );
 
   app.get(
     '/unsubscribes-groups/recipients-list',
-    { schema: { summary: "List an unsubscribe group's recipients", querystring: RecipientsListQuery, response: responses(GroupRecipientList, 404, 422) } },
+    {
+      schema: {
+        summary: "List an unsubscribe group's recipients",
+        querystring: RecipientsListQuery,
+        response: responses(GroupRecipientList, 404, 422),
+      },
+    },
     async (req, reply) => sendList(reply, 'recipients', req.query, await listGroupRecipients(deps, req.userId, req.query.groupId)),
   );
 
   app.delete(
     '/unsubscribes-groups/recipients-delete',
-    { schema: { summary: 'Delete a recipient of an unsubscribe group', querystring: UnsubscriberIdQuery, response: responses(OkText, 404, 422) } },
+    {
+      schema: {
+        summary: 'Delete a recipient of an unsubscribe group',
+        querystring: UnsubscriberIdQuery,
+        response: responses(OkText, 404, 422),
+      },
+    },
     async (req) => {
       await deleteUnsubscriber(deps, req.userId, req.query.id, 'groups');
       return ok('Deleted Successfully');
     },
   );
 
-  app.post('/unsubscribes-groups/recipients-bulk-delete', { schema: { summary: 'Delete several recipients of unsubscribe groups', body: StrIds, response: responses(OkText, 404, 422) } }, async (req) => {
-    await bulkDeleteUnsubscribers(deps, req.userId, req.body.strIds, 'groups');
-    return ok('Deleted Successfully');
-  });
+  app.post(
+    '/unsubscribes-groups/recipients-bulk-delete',
+    { schema: { summary: 'Delete several recipients of unsubscribe groups', body: StrIds, response: responses(OkText, 404, 422) } },
+    async (req) => {
+      await bulkDeleteUnsubscribers(deps, req.userId, req.body.strIds, 'groups');
+      return ok('Deleted Successfully');
+    },
+  );
 };

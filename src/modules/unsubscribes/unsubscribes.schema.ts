@@ -60,13 +60,17 @@ export const GlobalUnsubscribeList = Success(ListMessage('unSubscribers', Unsubs
   description: "The account's global unsubscribes, newest first.",
 });
 /** A group's recipients (`recipients`). */
-export const GroupRecipientList = Success(ListMessage('recipients', UnsubscriberShape), { description: "The group's recipients, newest first." });
+export const GroupRecipientList = Success(ListMessage('recipients', UnsubscriberShape), {
+  description: "The group's recipients, newest first.",
+});
 
 /** The answer of an add: `id` of the first address's entry and `ids` of every address's, in input order. */
 export const OkAdded = Type.Object({
   ...OkCreated.properties,
   id: Type.Integer({ description: 'The entry of the first address.' }),
-  ids: Type.Array(Type.Integer(), { description: 'The entry of each address sent, in order (an address already on the list keeps its entry).' }),
+  ids: Type.Array(Type.Integer(), {
+    description: 'The entry of each address sent, in order (an address already on the list keeps its entry).',
+  }),
 });
 
 /** The API shape of a global unsubscribe or a group recipient. */
