@@ -22,6 +22,7 @@ import { segmentRoutes } from './modules/segments/segments.routes.js';
 import { unsubscribeRoutes } from './modules/unsubscribes/unsubscribes.routes.js';
 import { unsubscribeGroupRoutes } from './modules/unsubscribes/groups.routes.js';
 import { templateRoutes } from './modules/templates/templates.routes.js';
+import { singleSendRoutes } from './modules/single-sends/single-sends.routes.js';
 import { imageRoutes } from './public/images.routes.js';
 import { trackingRoutes } from './public/tracking.routes.js';
 import { unsubscribePageRoutes } from './public/unsubscribe.routes.js';
@@ -93,6 +94,7 @@ export async function buildApp(deps: AppInput): Promise<App> {
   await app.register(unsubscribeRoutes);
   await app.register(unsubscribeGroupRoutes);
   await app.register(templateRoutes);
+  await app.register(singleSendRoutes);
   await app.register(imageRoutes);
   await app.register(trackingRoutes);
   await app.register(unsubscribePageRoutes);

@@ -157,6 +157,12 @@ export async function refreshAfterBulkLoad(db: Kysely<any>, table: string): Prom
   if (engineOf(db) === 'postgres') await sql`vacuum (analyze) ${sql.table(table)}`.execute(db);
 }
 
+/** A JSON object as text, from name → SQL expression pairs (null values kept as JSON null). */
+export function jsonObjectText(engine: Engine, pairs: ReadonlyArray<readonly [string, RawBuilder<unknown>]>): RawBuilder<string> {
+  const args = sql.join(pairs.map(([name, value]) => sql`${sql.lit(name)}, ${value}`));
+  return engine === 'postgres' ? sql<string>`(json_build_object(${args})::text)` : sql<string>`json_object(${args})`;
+}
+
 /**
  * The end of a queue's claim select: PostgreSQL locks the chosen rows and skips those another
  * transaction holds (`FOR UPDATE SKIP LOCKED`), so concurrent workers take disjoint batches

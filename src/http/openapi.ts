@@ -23,6 +23,7 @@ const TAGS: Array<{ name: string; description: string; prefixes: string[] }> = [
   { name: 'Senders', description: 'From addresses, verified by a mailed link.', prefixes: ['/sender', '/senders'] },
   { name: 'Notifications', description: 'Who is mailed about account events.', prefixes: ['/notification-recipient'] },
   { name: 'Templates', description: 'Shipped design templates, their preview images and the placeholder names.', prefixes: ['/get-design/', '/get-dynamic/', '/images/templates/'] },
+  { name: 'Single sends', description: 'One-off mailings to contact types and segments, at once or scheduled, with their statistics.', prefixes: ['/single-send/', '/single/send/'] },
   { name: 'Geo', description: 'Countries, states and cities (the ids contacts and senders use).', prefixes: ['/get/country-state-city'] },
   { name: 'Public pages', description: 'The open pixel and the unsubscribe preferences page linked from each mail; no keys needed.', prefixes: ['/t/open/', '/u/'] },
   { name: 'Operations', description: 'Health, metrics and this reference; no keys needed.', prefixes: ['/health', '/metrics', '/openapi.json', '/docs'] },

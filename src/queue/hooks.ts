@@ -1,6 +1,7 @@
 import type { MailKind } from '../db/types.js';
 import type { QueueHooks, Renderer } from './queue.types.js';
 import { renderSystemMail } from './system-render.js';
+import { singleSendHooks } from '../modules/single-sends/single-sends.engine.js';
 
 /** The renderer of a kind whose feature is not wired yet: nothing of that kind can be built, so it is cancelled. */
 function notWired(kind: MailKind): Renderer {
@@ -16,8 +17,11 @@ export function queueHooks(): QueueHooks {
   return {
     renderers: {
       system: renderSystemMail,
-      single_send: notWired('single_send'),
+      single_send: singleSendHooks.renderer,
       automation: notWired('automation'),
     },
+    beforeClaim: singleSendHooks.beforeClaim,
+    afterSettle: singleSendHooks.afterSettle,
+    nextWakeAt: singleSendHooks.nextWakeAt,
   };
 }

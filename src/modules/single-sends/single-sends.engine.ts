@@ -1,0 +1,87 @@
+/**
+ * The single sends' part of the queue worker's tick: start the sends that came due (status 1 → 2,
+ * recipients queued) and complete those with nothing left to send (status 2 → 3, `sent_at`, the
+ * `single_send.completed` notifications). Each send changes in one transaction, guarded by its
+ * status, so several workers on one database never start or complete a send twice.
+ */
+import type { AppDeps } from '../../deps.js';
+import type { QueueHooks } from '../../queue/queue.types.js';
+import { wakeWorkers } from '../../queue/system-mail.js';
+import { enqueueEvent } from '../notifications/notifications.events.js';
+import { renderSingleSendBatch } from './message.js';
+import { resolveRecipients } from './recipients.js';
+import { claimDueSend, completeSend, nextSendDueAt, selectDueSends, selectFinishedSends, setTriggered } from './single-sends.queries.js';
+
+/** Sends looked at per query; a tick loops until none is left. */
+const BATCH = 20;
+
+/**
+ * Starts every ready send whose time has come by `now`: in one transaction each, moves it to
+ * running (only the worker whose conditional update wins goes on), queues its recipients and sets
+ * `triggered`. A send whose time passed while no worker ran starts at the first tick. Returns how
+ * many sends this worker started.
+ */
+export async function startDueSends(deps: AppDeps, now: Date): Promise<number> {
+  const { db } = deps.database;
+  let started = 0;
+  const seen = new Set<number>();
+  for (;;) {
+    const due = (await selectDueSends(db, now, BATCH)).filter((r) => !seen.has(r.id));
+    if (due.length === 0) return started;
+    for (const { id } of due) {
+      seen.add(id);
+      const won = await db.transaction().execute(async (trx) => {
+        const send = await claimDueSend(trx, id, now);
+        if (!send) return false;
+        await setTriggered(trx, id, await resolveRecipients(trx, send, now));
+        await wakeWorkers(trx);
+        return true;
+      });
+      if (won) started++;
+    }
+  }
+}
+
+/**
+ * Completes every running send with no queued or sending message left: status 3 and `sent_at`,
+ * and (unless the send was deleted, which cancelled it) a `single_send.completed` mail queued for
+ * each notification recipient of the account, in the same transaction. Returns how many.
+ */
+export async function completeSends(deps: AppDeps, now: Date): Promise<number> {
+  const { db } = deps.database;
+  let completed = 0;
+  for (;;) {
+    const finished = await selectFinishedSends(db, BATCH);
+    if (finished.length === 0) return completed;
+    for (const { id } of finished) {
+      await db.transaction().execute(async (trx) => {
+        const send = await completeSend(trx, id, now);
+        if (!send) return;
+        completed++;
+        if (send.deleted_at !== null) return;
+        const details = {
+          single_send_name: send.single_send_name,
+          utr: send.utr,
+          triggered: send.triggered,
+          delivered: send.delivered,
+          bounces: send.bounces,
+          sent_at: send.sent_at,
+        };
+        await enqueueEvent(trx, deps, send.user_id, 'single_send.completed', details);
+      });
+    }
+  }
+}
+
+/** What the single sends give the queue worker: the renderer of their messages and the two tick hooks. */
+export const singleSendHooks = {
+  renderer: renderSingleSendBatch,
+  beforeClaim: async (deps: AppDeps, now: Date) => {
+    await startDueSends(deps, now);
+  },
+  afterSettle: async (deps: AppDeps, now: Date) => {
+    await completeSends(deps, now);
+  },
+  /** An idle worker wakes when the next scheduled send comes due. */
+  nextWakeAt: (deps: AppDeps) => nextSendDueAt(deps.database.db),
+} satisfies Pick<QueueHooks, 'beforeClaim' | 'afterSettle' | 'nextWakeAt'> & { renderer: QueueHooks['renderers']['single_send'] };

@@ -1,0 +1,126 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { ok } from '../../http/envelope.js';
+import { schemaErrors } from '../../http/error-handler.js';
+import { sendList } from '../../http/list.js';
+import { OkText, responses, StrUtrs } from '../../http/schemas.js';
+import {
+  CreateSingleSendBody,
+  DuplicatedAnswer,
+  ListSingleSendsQuery,
+  SingleSendDetails,
+  SingleSendList,
+  UpdateSingleSendBody,
+  UtrAnswer,
+  UtrQuery,
+} from './single-sends.schema.js';
+import { createSingleSend, deleteSingleSends, duplicateSingleSend, getSingleSend, listSingleSends, updateSingleSend } from './single-sends.service.js';
+
+/** `/single-send/…` and `/single/send/…` endpoints: every one names a send by its `utr`. */
+export const singleSendRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { deps } = app;
+
+  app.get(
+    '/single-send/list',
+    {
+      schema: {
+        summary: 'List single sends',
+        querystring: ListSingleSendsQuery,
+        response: responses(SingleSendList, 422),
+      },
+    },
+    (req, reply) => sendList(reply, 'singleSends', req.query, listSingleSends(deps, req.userId)),
+  );
+
+  app.post(
+    '/single/send/create',
+    {
+      schema: {
+        summary: 'Create a single send',
+        description: 'The send is ready (status 1): it starts at once, or at `schedule_date` `schedule_time` (UTC, or in `timezone`).',
+        body: CreateSingleSendBody,
+        response: responses(UtrAnswer, 422),
+      },
+      config: { deferValidation: true },
+    },
+    async (req) =>
+      ok({
+        utr: await createSingleSend(deps, req.userId, req.body, schemaErrors(req)),
+      }),
+  );
+
+  // Clients call duplicate with POST or with GET: both work.
+  app.route({
+    method: ['GET', 'POST'],
+    url: '/single/send/duplicate',
+    schema: {
+      summary: 'Duplicate a single send (as a draft)',
+      querystring: UtrQuery,
+      response: responses(DuplicatedAnswer, 404, 422),
+    },
+    handler: async (req) => ok('Duplicated Successfully', await duplicateSingleSend(deps, req.userId, req.query.utr)),
+  });
+
+  app.get(
+    '/single-send/details',
+    {
+      schema: {
+        summary: 'View a single send',
+        querystring: UtrQuery,
+        response: responses(SingleSendDetails, 404, 422),
+      },
+    },
+    async (req) =>
+      ok({
+        singleSend: [await getSingleSend(deps, req.userId, req.query.utr)],
+      }),
+  );
+
+  app.post(
+    '/single/send/update',
+    {
+      schema: {
+        summary: 'Update a single send',
+        description: 'Only a draft (0) or ready (1) send can change; it is then ready for its new time. A running or completed send answers 409.',
+        body: UpdateSingleSendBody,
+        response: responses(UtrAnswer, 404, 409, 422),
+      },
+      config: { deferValidation: true },
+    },
+    async (req) =>
+      ok({
+        utr: await updateSingleSend(deps, req.userId, req.body, schemaErrors(req)),
+      }),
+  );
+
+  app.delete(
+    '/single/send/delete',
+    {
+      schema: {
+        summary: 'Delete a single send',
+        description: 'A running send is cancelled: the messages not yet sent are not sent.',
+        querystring: UtrQuery,
+        response: responses(OkText, 404, 422),
+      },
+    },
+    async (req) => {
+      await deleteSingleSends(deps, req.userId, [req.query.utr]);
+      return ok('Deleted Successfully');
+    },
+  );
+
+  app.post(
+    '/single/send/bulk-delete',
+    {
+      schema: {
+        summary: 'Delete several single sends',
+        description: '`strIds` holds utrs. Unknown ones are ignored; 404 only when none was deleted. Running sends are cancelled.',
+        body: StrUtrs,
+        response: responses(OkText, 404, 422),
+      },
+    },
+    async (req) => {
+      await deleteSingleSends(deps, req.userId, req.body.strIds);
+      return ok('Deleted Successfully');
+    },
+  );
+};

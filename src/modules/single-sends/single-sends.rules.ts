@@ -1,0 +1,181 @@
+/**
+ * The rules of a single send's parameters that a schema cannot say: the sender, group, recipient
+ * keys and template of the account, one design only, and the schedule (date, time, time zone → the
+ * UTC moment the send may start).
+ */
+import { DateTime, IANAZone } from 'luxon';
+import type { AppDeps } from '../../deps.js';
+import { senderAddress } from '../../delivery/placeholders.js';
+import { validateDesign } from '../../delivery/render.js';
+import { messages, type Rules } from '../../http/messages.js';
+import { isoMicros } from '../../util/time.js';
+import { findSender } from '../senders/senders.queries.js';
+import { senderFailure } from '../senders/senders.service.js';
+import { isTemplateId } from '../templates/templates.catalog.js';
+import { findUnsubscribeGroup } from '../unsubscribes/groups.queries.js';
+import { liveContactTypeIds, liveSegmentIds } from './single-sends.queries.js';
+import type { SingleSendInput } from './single-sends.schema.js';
+
+/** A recipient target as stored and returned: `contacts_5` → `{id:'5', table:'contacts'}`. */
+export interface RecipientRef {
+  id: string;
+  table: 'contacts' | 'segments';
+}
+
+/** The zero date and time an immediate send shows. */
+export const ZERO_DATE = '0000-00-00';
+export const ZERO_TIME = '00:00:00';
+
+const KEY = /^(contacts|segments)_(\d{1,10})$/;
+const TIME = /^([01]\d|2[0-3]):([0-5]\d)(?::([0-5]\d))?$/;
+const CRLF = /[\r\n]/;
+
+/** Recipient keys → refs (each once, in order), or null when one is malformed. */
+export function parseRecipientKeys(keys: readonly string[]): RecipientRef[] | null {
+  const out: RecipientRef[] = [];
+  const seen = new Set<string>();
+  for (const raw of keys) {
+    const m = KEY.exec(raw.trim());
+    if (!m || Number(m[2]) < 1 || Number(m[2]) > 2_147_483_647) return null;
+    const ref: RecipientRef = {
+      id: String(Number(m[2])),
+      table: m[1] as RecipientRef['table'],
+    };
+    const k = `${ref.table}_${ref.id}`;
+    if (!seen.has(k)) out.push(ref);
+    seen.add(k);
+  }
+  return out;
+}
+
+/** Whether every ref names a live contact type or segment of the account. */
+async function refsExist(deps: AppDeps, userId: number, refs: RecipientRef[]): Promise<boolean> {
+  const { db } = deps.database;
+  const typeIds = refs.filter((r) => r.table === 'contacts').map((r) => Number(r.id));
+  const segmentIds = refs.filter((r) => r.table === 'segments').map((r) => Number(r.id));
+  const [types, segments] = await Promise.all([liveContactTypeIds(db, userId, typeIds), liveSegmentIds(db, userId, segmentIds)]);
+  return typeIds.every((id) => types.has(id)) && segmentIds.every((id) => segments.has(id));
+}
+
+async function checkRefs(deps: AppDeps, userId: number, field: string, keys: string[] | undefined, rules: Rules): Promise<RecipientRef[]> {
+  if (keys === undefined || rules.failed(field)) return [];
+  const refs = parseRecipientKeys(keys);
+  if (!refs || !(await refsExist(deps, userId, refs))) {
+    rules.add(field, messages.invalid(field));
+    return [];
+  }
+  return refs;
+}
+
+/** The schedule's columns: the local date and time as given, and the UTC moment they mean. */
+export interface Schedule {
+  schedule_date: string;
+  schedule_time: string;
+  timezone: string | null;
+  due_at: string;
+}
+
+/**
+ * The UTC moment of a local date and time in `zone` (Luxon, with the zone's rules). A time that
+ * does not exist (the hour skipped when clocks go forward) moves forward by the gap: 02:30 on a
+ * spring-forward night is 03:30 local. A time that happens twice (clocks go back) is its first
+ * occurrence, so a send never goes out later than the first moment the clock shows its time.
+ */
+export function zonedToUtc(date: string, time: string, zone: string): Date {
+  const local = DateTime.fromISO(`${date}T${time}`, { zone });
+  const candidates = local.getPossibleOffsets();
+  const first = candidates.length > 0 ? candidates.reduce((a, b) => (a.toMillis() <= b.toMillis() ? a : b)) : local;
+  return first.toJSDate();
+}
+
+function checkSchedule(input: SingleSendInput, rules: Rules, now: Date): Schedule | null {
+  const zone = input.timezone?.trim() || null;
+  if (zone !== null && !rules.failed('timezone') && !IANAZone.isValidZone(zone)) rules.add('timezone', messages.invalid('timezone'));
+  if (input.schedule_type !== 1)
+    return {
+      schedule_date: ZERO_DATE,
+      schedule_time: ZERO_TIME,
+      timezone: zone,
+      due_at: isoMicros(now),
+    };
+  const date = input.schedule_date?.trim() ?? '';
+  const time = input.schedule_time?.trim() ?? '';
+  const requiredIf = (f: string) => `The ${f.replace(/_/g, ' ')} field is required when schedule type is 1.`;
+  if (!rules.failed('schedule_date')) {
+    if (date === '') rules.add('schedule_date', requiredIf('schedule_date'));
+    else if (!/^\d{4}-\d{2}-\d{2}$/.test(date) || !DateTime.fromFormat(date, 'yyyy-MM-dd', { zone: 'utc' }).isValid)
+      rules.add('schedule_date', messages.date('schedule_date'));
+  }
+  const t = TIME.exec(time);
+  if (!rules.failed('schedule_time')) {
+    if (time === '') rules.add('schedule_time', requiredIf('schedule_time'));
+    else if (!t) rules.add('schedule_time', messages.format('schedule_time'));
+  }
+  if (rules.failed('schedule_date') || rules.failed('schedule_time') || rules.failed('timezone') || !t) return null;
+  const hms = `${t[1]}:${t[2]}:${t[3] ?? '00'}`;
+  const due = zonedToUtc(date, hms, zone ?? 'utc');
+  return {
+    schedule_date: date,
+    schedule_time: hms,
+    timezone: zone,
+    due_at: isoMicros(due),
+  };
+}
+
+/** An empty form field means "not given". */
+const given = (s: string | undefined): string | null => (s !== undefined && s.trim() !== '' ? s : null);
+
+/** The design's rules: a template of the list, at most one of JSON and HTML, and a JSON design that compiles. */
+async function checkDesign(input: SingleSendInput, rules: Rules): Promise<{ template_json: string | null; template_html: string | null }> {
+  if (!rules.failed('template_id') && !isTemplateId(input.template_id)) rules.add('template_id', messages.invalid('template_id'));
+  const json = given(input.template_json);
+  const html = given(input.template_html);
+  if (json !== null && html !== null) {
+    rules.add('template_json', 'The template json field prohibits template html from being present.');
+    rules.add('template_html', 'The template html field prohibits template json from being present.');
+  } else if (json !== null && !rules.failed('template_json')) {
+    const failure = await validateDesign(json, 'template json');
+    if (failure) rules.add('template_json', failure);
+  }
+  return { template_json: json, template_html: html };
+}
+
+/** The columns a valid create or update writes (everything but identity, status and statistics). */
+export type SendColumns = Awaited<ReturnType<typeof checkSingleSend>>;
+
+/**
+ * Checks every parameter (the schema's failures are already in `rules`) and returns the columns
+ * to store, with the sender's fields copied in; throws the collected failures (422) if any.
+ */
+export async function checkSingleSend(deps: AppDeps, userId: number, input: SingleSendInput, rules: Rules, now: Date) {
+  const { db } = deps.database;
+  await rules.check('sender_id', input.sender_id, (id) => senderFailure(deps, userId, id));
+  await rules.check('unsubscribe_group_id', input.unsubscribe_group_id, async (id) =>
+    (await findUnsubscribeGroup(db, userId, id)) ? null : messages.invalid('unsubscribe_group_id'),
+  );
+  const recipients = await checkRefs(deps, userId, 'recipient_id', input.recipient_id, rules);
+  const excluded = await checkRefs(deps, userId, 'exclude_specific_recipient_id', input.exclude_specific_recipient_id, rules);
+  const design = await checkDesign(input, rules);
+  const schedule = checkSchedule(input, rules, now);
+  const sender = rules.failed('sender_id') ? undefined : await findSender(db, userId, input.sender_id);
+  // Saved senders cannot hold CR or LF; this guards the headers against rows written otherwise.
+  if (sender && [sender.from_name, sender.from_email, sender.reply_to_email].some((v) => CRLF.test(v))) rules.add('sender_id', messages.format('sender_id'));
+  rules.done();
+  return {
+    template_id: input.template_id,
+    ...design,
+    recipient_id: JSON.stringify(recipients),
+    exclude_specific_recipient_id: JSON.stringify(excluded),
+    sender_id: input.sender_id,
+    unsubscribe_group_id: input.unsubscribe_group_id,
+    single_send_name: input.single_send_name,
+    from_sender: sender!.from_email,
+    reply_to: sender!.reply_to_email,
+    sender_name: sender!.from_name,
+    sender_address: senderAddress(sender!),
+    subject: input.subject,
+    preheader: input.preheader,
+    schedule_type: input.schedule_type,
+    ...schedule!,
+  };
+}

@@ -1,0 +1,173 @@
+import { randomUUID } from 'node:crypto';
+import type { AppDeps } from '../../deps.js';
+import type { Db } from '../../db/index.js';
+import { queryListSource } from '../../db/list-source.js';
+import { trackingLinks } from '../../delivery/tracking.js';
+import { Conflict, NotFound, Rnf, type FieldErrors } from '../../http/errors.js';
+import { Rules } from '../../http/messages.js';
+import { wakeWorkers } from '../../queue/system-mail.js';
+import { isoMicros } from '../../util/time.js';
+import {
+  cancelQueuedMessages,
+  findSendsByUtr,
+  findSingleSend,
+  insertSingleSend,
+  selectOpenedMessages,
+  selectSingleSends,
+  softDeleteSends,
+  STATUS,
+  updateSendIfStatus,
+} from './single-sends.queries.js';
+import { checkSingleSend } from './single-sends.rules.js';
+import { toSingleSend, type SingleSendInput, type SingleSendRow } from './single-sends.schema.js';
+
+/** A utr as the query or body gave it: text, or nothing. */
+const utrOf = (value: unknown): string | null => (typeof value === 'string' && value.trim() !== '' ? value.trim() : null);
+
+/** Maps a batch of sends, with one query for the open tokens of all of them. */
+async function mapSends(deps: AppDeps, rows: SingleSendRow[]) {
+  if (rows.length === 0) return [];
+  const links = trackingLinks(deps.config);
+  const tokens = new Map<number, Record<string, string>>(rows.map((r) => [r.id, {}]));
+  for (const m of await selectOpenedMessages(
+    deps.database.db,
+    rows.map((r) => r.id),
+  )) {
+    tokens.get(m.single_send_id!)![m.email] = links.openToken(m.id);
+  }
+  return rows.map((r) => toSingleSend(r, tokens.get(r.id)));
+}
+
+/** The list source of the account's single sends. */
+export function listSingleSends(deps: AppDeps, userId: number) {
+  return queryListSource(
+    () => selectSingleSends(deps.database.db, userId),
+    'id',
+    (rows: SingleSendRow[]) => mapSends(deps, rows),
+  );
+}
+
+async function requireSend(db: Db, userId: number, rawUtr: unknown): Promise<SingleSendRow> {
+  const utr = utrOf(rawUtr);
+  const row = utr ? await findSingleSend(db, userId, utr) : undefined;
+  if (!row) throw new NotFound(Rnf);
+  return row;
+}
+
+/** One send (details). */
+export async function getSingleSend(deps: AppDeps, userId: number, rawUtr: unknown) {
+  const [send] = await mapSends(deps, [await requireSend(deps.database.db, userId, rawUtr)]);
+  return send;
+}
+
+/** Saves a new send, ready to go (status 1) at once or at its schedule; returns its utr. */
+export async function createSingleSend(deps: AppDeps, userId: number, input: SingleSendInput, schemaFailures: FieldErrors): Promise<string> {
+  const now = deps.clock.now();
+  const columns = await checkSingleSend(deps, userId, input, new Rules(schemaFailures), now);
+  const utr = randomUUID();
+  await deps.database.db.transaction().execute(async (trx) => {
+    const at = isoMicros(now);
+    await insertSingleSend(trx, {
+      user_id: userId,
+      utr,
+      ...columns,
+      status: STATUS.ready,
+      created_at: at,
+      updated_at: at,
+    });
+    await wakeWorkers(trx);
+  });
+  return utr;
+}
+
+/** Why a send cannot change any more. */
+function conflictText(status: number): string {
+  return status === STATUS.running
+    ? 'The single send is running and can no longer be updated; delete it to cancel what is left.'
+    : 'The single send is completed and can no longer be updated; duplicate it to send it again.';
+}
+
+/**
+ * Replaces a draft or ready send's parameters and makes it ready (status 1) for its new time;
+ * a running or completed send answers 409.
+ */
+export async function updateSingleSend(deps: AppDeps, userId: number, input: SingleSendInput & { utr: string }, schemaFailures: FieldErrors): Promise<string> {
+  const { db } = deps.database;
+  const rules = new Rules(schemaFailures);
+  const row = rules.failed('utr') ? undefined : await findSingleSend(db, userId, input.utr?.trim() ?? '');
+  if (!row && !rules.failed('utr')) throw new NotFound(Rnf);
+  if (row && row.status >= STATUS.running) throw new Conflict(conflictText(row.status));
+  const now = deps.clock.now();
+  const columns = await checkSingleSend(deps, userId, input, rules, now);
+  await db.transaction().execute(async (trx) => {
+    // The status condition closes the gap between the check above and this write: a worker may
+    // have started the send meanwhile.
+    if (!(await updateSendIfStatus(trx, userId, row!.id, [STATUS.initiate, STATUS.ready], { ...columns, status: STATUS.ready }))) {
+      const current = await findSingleSend(trx, userId, row!.utr);
+      if (!current) throw new NotFound(Rnf);
+      throw new Conflict(conflictText(current.status));
+    }
+    await wakeWorkers(trx);
+  });
+  return row!.utr;
+}
+
+/** Copies a send as a draft (status 0) named `<name> (copy)`, with a fresh utr and no statistics. */
+export async function duplicateSingleSend(deps: AppDeps, userId: number, rawUtr: unknown): Promise<{ id: number; utr: string }> {
+  const { db } = deps.database;
+  const row = await requireSend(db, userId, rawUtr);
+  const at = isoMicros(deps.clock.now());
+  const utr = randomUUID();
+  const id = await insertSingleSend(db, {
+    user_id: userId,
+    utr,
+    template_id: row.template_id,
+    template_json: row.template_json,
+    template_html: row.template_html,
+    recipient_id: row.recipient_id,
+    exclude_specific_recipient_id: row.exclude_specific_recipient_id,
+    sender_id: row.sender_id,
+    unsubscribe_group_id: row.unsubscribe_group_id,
+    single_send_name: `${row.single_send_name} (copy)`,
+    from_sender: row.from_sender,
+    reply_to: row.reply_to,
+    sender_name: row.sender_name,
+    sender_address: row.sender_address,
+    subject: row.subject,
+    preheader: row.preheader,
+    schedule_type: row.schedule_type,
+    schedule_date: row.schedule_date,
+    schedule_time: row.schedule_time,
+    timezone: row.timezone,
+    due_at: null,
+    status: STATUS.initiate,
+    sent_at: null,
+    created_at: at,
+    updated_at: at,
+  });
+  return { id, utr };
+}
+
+/**
+ * Soft-deletes sends by utr (a draft, a ready one: it will never start). A running send is
+ * cancelled: the messages still queued are not sent. Throws Rnf when none of them is the account's.
+ */
+export async function deleteSingleSends(deps: AppDeps, userId: number, rawUtrs: unknown[]): Promise<number> {
+  const utrs = [...new Set(rawUtrs.map(utrOf).filter((u): u is string => u !== null))];
+  if (utrs.length === 0) throw new NotFound(Rnf);
+  return deps.database.db.transaction().execute(async (trx) => {
+    const rows = await findSendsByUtr(trx, userId, utrs);
+    const n = await softDeleteSends(
+      trx,
+      userId,
+      rows.map((r) => r.id),
+    );
+    if (n === 0) throw new NotFound(Rnf);
+    await cancelQueuedMessages(
+      trx,
+      rows.filter((r) => r.status === STATUS.running).map((r) => r.id),
+      deps.clock.now(),
+    );
+    return n;
+  });
+}
