@@ -12,7 +12,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { benchDatabase, pgReachable, seedAccount, seedContacts, type Engine } from './lib/db.js';
-import { fmt, peakRssKb, printFigure } from './lib/measure.js';
+import { fmt, peakRssKb, printFigure, sampleMemory } from './lib/measure.js';
 import { sendBaseline, sendRaw } from './lib/send-baseline.js';
 import { createSend, SEND_APP_SECRET, SEND_PUBLIC_URL, seedSenderAndGroup, seededEmails, sendForm, waitCompleted } from './lib/sends.js';
 import { startServer } from './lib/server.js';
@@ -42,6 +42,9 @@ interface SendRun {
   ms: number;
   rate: number;
   peakMb: number;
+  /** Largest anonymous (heap) and file-mapped (code, SQLite's memory map) RSS sampled, MB. */
+  anonMb: number;
+  fileMb: number;
   serverCpuMs: number;
   sinkCpuMs: number;
 }
@@ -65,14 +68,18 @@ async function pipeline(
   try {
     const cpu0 = cpuMsOf(server.pid);
     const sinkCpu0 = cpuMsOf(sink.pid);
+    const memory = sampleMemory(server.pid, 100);
     const t0 = performance.now();
     const utr = await createSend(server.url, headers, sendForm(base, type, `Bench send of ${n}`));
     const d = await waitCompleted(server.url, headers, utr, sink, n);
     const ms = performance.now() - t0;
+    const { maxAnonKb, maxFileKb } = memory.stop();
     const run = {
       ms,
       rate: (n / ms) * 1000,
       peakMb: peakRssKb(server.pid) / 1024,
+      anonMb: maxAnonKb / 1024,
+      fileMb: maxFileKb / 1024,
       serverCpuMs: cpuMsOf(server.pid) - cpu0,
       sinkCpuMs: cpuMsOf(sink.pid) - sinkCpu0,
     };
@@ -118,7 +125,10 @@ async function benchEngine(engine: Engine, sink: BenchSink): Promise<void> {
     const ratio = printFigure(`pipeline ${fmt(N)}`, large.rate, { label: 'baseline', value: baseRate }, 'msg/s', TARGETS[engine]);
     console.log(`  ÷ raw ceiling ${(large.rate / rawRate).toFixed(2)}; ${(large.ms / 1000).toFixed(1)} s create → status 3`);
     console.log(`  server CPU ${(large.serverCpuMs / N).toFixed(3)} ms/msg, sink CPU ${(large.sinkCpuMs / N).toFixed(3)} ms/msg`);
-    console.log(`  server peak RSS ${large.peakMb.toFixed(0)} MB (target ≤ ${RSS_TARGET_MB} ${large.peakMb <= RSS_TARGET_MB ? 'met' : 'MISSED'})`);
+    console.log(
+      `  server peak RSS ${large.peakMb.toFixed(0)} MB (target ≤ ${RSS_TARGET_MB} ${large.peakMb <= RSS_TARGET_MB ? 'met' : 'MISSED'});` +
+        ` sampled: anonymous ${large.anonMb.toFixed(0)} MB, mapped files ${large.fileMb.toFixed(0)} MB`,
+    );
 
     const little = await pipeline(bench.url, sink, base, headers, small.typeIds[0], N, SMALL, false);
     const perMsgLarge = large.ms / N;
@@ -130,7 +140,10 @@ async function benchEngine(engine: Engine, sink: BenchSink): Promise<void> {
     console.log(
       `  cost per message ${perMsgSmall.toFixed(3)} ms vs ${perMsgLarge.toFixed(3)} ms at ${fmt(N)}: ratio ${costRatio.toFixed(2)} (within 15% ${within(costRatio)})`,
     );
-    console.log(`  peak RSS ${little.peakMb.toFixed(0)} MB vs ${large.peakMb.toFixed(0)} MB: ratio ${rssRatio.toFixed(2)} (within 15% ${within(rssRatio)})`);
+    console.log(
+      `  peak RSS ${little.peakMb.toFixed(0)} MB vs ${large.peakMb.toFixed(0)} MB: ratio ${rssRatio.toFixed(2)} (within 15% ${within(rssRatio)});` +
+        ` sampled: anonymous ${little.anonMb.toFixed(0)} MB, mapped files ${little.fileMb.toFixed(0)} MB`,
+    );
     console.log(`summary ${engine}: pipeline ÷ baseline ${ratio.toFixed(2)}, peak RSS ${large.peakMb.toFixed(0)} MB`);
   } finally {
     await bench.drop();
