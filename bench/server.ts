@@ -2,24 +2,29 @@
  * The server process the benchmarks start: the production app (buildApp on DATABASE_URL, migrated),
  * plus — only when BENCH_BARE_ROUTE=1 — a public `GET /bench/bare` on the same Fastify instance,
  * the baseline the API figures are compared with, `GET /bench/one-query` (one indexed lookup) and
- * `GET /bench/contacts-page-no-total` (a contact list page without its total). Keeping this here
- * leaves src/ free of bench hooks.
+ * `GET /bench/contacts-page-no-total` (a contact list page without its total). With BENCH_WORKER=1
+ * it also runs the mail queue worker in the process, as `npm start` does (transport from SMTP_URL),
+ * and prints `BENCH_WORKER {"inFlightWindow":…}`. Keeping this here leaves src/ free of bench hooks.
  * Prints `BENCH_READY <url>` on stdout once it listens (PORT=0 picks a free port).
  */
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { createDb } from '../src/db/index.js';
 import { migrateToLatest } from '../src/db/migrate.js';
+import { createTransport } from '../src/delivery/transports.js';
 import { sendList } from '../src/http/list.js';
 import { ListContactsQuery } from '../src/modules/contacts/contacts.schema.js';
 import { listContacts } from '../src/modules/contacts/contacts.service.js';
+import { queueHooks } from '../src/queue/hooks.js';
+import { startWorker } from '../src/queue/worker.js';
 
 async function main(): Promise<void> {
   const config = loadConfig();
   const database = createDb(config.databaseUrl, { server: true });
   await migrateToLatest(database.db);
   const logger = config.logLevel === 'silent' ? false : { level: config.logLevel };
-  const app = await buildApp({ config, database, logger });
+  const transport = createTransport(config);
+  const app = await buildApp({ config, database, transport, logger });
   if (process.env.BENCH_BARE_ROUTE === '1') {
     // Same instance, same global hooks (auth skip, input normalisation, compression check):
     // the cost of Fastify itself, without a database or a schema.
@@ -42,10 +47,13 @@ async function main(): Promise<void> {
     );
   }
   const url = await app.listen({ port: config.port, host: config.host });
+  const worker = process.env.BENCH_WORKER === '1' ? startWorker(app.deps, queueHooks()) : null;
+  if (worker) console.log(`BENCH_WORKER ${JSON.stringify({ inFlightWindow: worker.inFlightWindow })}`);
   console.log(`BENCH_READY ${url}`);
 
   const shutdown = async () => {
-    await app.close();
+    await Promise.all([app.close(), worker?.stop()]);
+    await transport.close();
     await database.close();
     process.exit(0);
   };

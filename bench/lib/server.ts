@@ -11,6 +11,8 @@ export interface BenchServer {
   /** Base URL, e.g. `http://127.0.0.1:41234`. */
   readonly url: string;
   readonly child: ChildProcess;
+  /** What the process printed (stdout and stderr) until it listened, e.g. `BENCH_WORKER {…}`. */
+  readonly startOutput: string;
   /** SIGTERM, then SIGKILL after 5 s; resolves when the process has exited. */
   stop(): Promise<void>;
 }
@@ -66,7 +68,7 @@ export function startServer(opts: StartOptions = {}): Promise<BenchServer> {
         if (process.env.BENCH_VERBOSE) child.stdout!.on('data', (b: Buffer) => process.stderr.write(b));
         child.stdout!.resume(); // keep draining so a chatty server never blocks on a full pipe
         if (opts.cpu !== undefined) pin(child.pid!, opts.cpu);
-        resolve({ pid: child.pid!, url: m[1], child, stop });
+        resolve({ pid: child.pid!, url: m[1], child, startOutput: output, stop });
       }
     };
     child.stdout!.on('data', onData);

@@ -1,0 +1,171 @@
+/**
+ * `npm run bench:send`: a single send to 100,000 contacts through the real server, from
+ * `POST /single/send/create` until `GET /single-send/details` shows status 3 and the SMTP sink (its
+ * own process) has every message, beside the baseline measured in the same run: the same messages
+ * built by the same rendering code and pushed through the same SMTP transport into the same sink,
+ * with no database and no queue; and the raw ceiling (one message's bytes, built once, pushed to
+ * every recipient). Then the same send at a tenth of the size: cost per message and peak RSS
+ * should stay within 15%. Every run checks the sink got each address exactly once. See
+ * bench/README.md.
+ * Knobs (env): BENCH_RECIPIENTS (100000), BENCH_SMALL (a tenth), BENCH_ENGINES (sqlite,postgres),
+ * BENCH_PROF=1 (CPU profile of the server of the large send in /tmp/prof-send), BENCH_VERBOSE=1.
+ */
+import { readFileSync } from 'node:fs';
+import { benchDatabase, pgReachable, seedAccount, seedContacts, type Engine } from './lib/db.js';
+import { fmt, peakRssKb, printFigure, sampleMemory } from './lib/measure.js';
+import { sendBaseline, sendRaw } from './lib/send-baseline.js';
+import { createSend, SEND_APP_SECRET, SEND_PUBLIC_URL, seedSenderAndGroup, seededEmails, sendForm, waitCompleted } from './lib/sends.js';
+import { startServer } from './lib/server.js';
+import { startSink, tallyRecipients, type BenchSink } from './lib/sink.js';
+
+const N = Number(process.env.BENCH_RECIPIENTS ?? 100_000);
+const SMALL = Number(process.env.BENCH_SMALL ?? Math.round(N / 10));
+const ENGINES = (process.env.BENCH_ENGINES ?? 'sqlite,postgres').split(',') as Engine[];
+const TARGETS: Record<Engine, number> = { sqlite: 0.75, postgres: 0.6 };
+const RSS_TARGET_MB = 250;
+const SCALE_TOLERANCE = 0.15;
+
+/** CPU time (user + system) a process has used, in ms (/proc/<pid>/stat, clock ticks of 10 ms). */
+function cpuMsOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/** Fails loudly unless the sink received each of the `n` addresses from `from` exactly once. */
+async function checkDelivered(sink: BenchSink, from: number, n: number, what: string): Promise<void> {
+  const t = tallyRecipients(await sink.counts(), seededEmails(from, n));
+  if (t.missed || t.duplicated || t.unexpected) throw new Error(`${what}: missed ${t.missed}, duplicated ${t.duplicated}, unexpected ${t.unexpected}`);
+}
+
+interface SendRun {
+  ms: number;
+  rate: number;
+  peakMb: number;
+  /** Largest anonymous (heap) and file-mapped (code, SQLite's memory map) RSS sampled, MB. */
+  anonMb: number;
+  fileMb: number;
+  serverCpuMs: number;
+  sinkCpuMs: number;
+}
+
+/** One send of `n` contacts of `type` (numbered from `from`) on a fresh server; fails unless every address got one mail. */
+async function pipeline(
+  url: string,
+  sink: BenchSink,
+  base: { sender: number; group: number },
+  headers: Record<string, string>,
+  type: number,
+  from: number,
+  n: number,
+  prof: boolean,
+): Promise<SendRun> {
+  await sink.reset();
+  const server = await startServer({
+    env: { DATABASE_URL: url, SMTP_URL: sink.url, BENCH_WORKER: '1', APP_SECRET: SEND_APP_SECRET, PUBLIC_URL: SEND_PUBLIC_URL },
+    nodeArgs: prof ? ['--cpu-prof', '--cpu-prof-dir=/tmp/prof-send'] : [],
+  });
+  try {
+    const cpu0 = cpuMsOf(server.pid);
+    const sinkCpu0 = cpuMsOf(sink.pid);
+    const memory = sampleMemory(server.pid, 100);
+    const t0 = performance.now();
+    const utr = await createSend(server.url, headers, sendForm(base, type, `Bench send of ${n}`));
+    const d = await waitCompleted(server.url, headers, utr, sink, n);
+    const ms = performance.now() - t0;
+    const { maxAnonKb, maxFileKb } = memory.stop();
+    const run = {
+      ms,
+      rate: (n / ms) * 1000,
+      peakMb: peakRssKb(server.pid) / 1024,
+      anonMb: maxAnonKb / 1024,
+      fileMb: maxFileKb / 1024,
+      serverCpuMs: cpuMsOf(server.pid) - cpu0,
+      sinkCpuMs: cpuMsOf(sink.pid) - sinkCpu0,
+    };
+    if (d.triggered !== n || d.delivered !== n) throw new Error(`send of ${n}: triggered ${d.triggered}, delivered ${d.delivered}`);
+    await checkDelivered(sink, from, n, `send of ${n}`);
+    return run;
+  } finally {
+    await server.stop();
+  }
+}
+
+async function benchEngine(engine: Engine, sink: BenchSink): Promise<void> {
+  console.log(`\n== ${engine}: a single send to ${fmt(N)} contacts, then to ${fmt(SMALL)}`);
+  const bench = await benchDatabase(engine);
+  try {
+    const { user_id, headers } = await seedAccount(bench.db);
+    const big = await seedContacts(bench.db, user_id, N, { types: 1 });
+    const at = new Date().toISOString();
+    const smallType = await bench.db
+      .insertInto('contact_types')
+      .values({ user_id, name: 'Bench small', name_key: 'bench small', created_at: at, updated_at: at })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    const small = await seedContacts(bench.db, user_id, SMALL, { typeIds: [smallType.id], from: N });
+    const base = await seedSenderAndGroup(bench.db, user_id);
+
+    await sink.reset();
+    const raw = await sendRaw(sink.url, 0, N);
+    await checkDelivered(sink, 0, N, 'raw ceiling');
+    const rawRate = (N / raw.ms) * 1000;
+    console.log(`raw ceiling (pre-built ${fmt(raw.bytes)} B message)  ${fmt(rawRate)} msg/s  (${(raw.ms / 1000).toFixed(1)} s)`);
+
+    await sink.reset();
+    const cpu0 = process.cpuUsage();
+    const baseMs = await sendBaseline(sink.url, 0, N);
+    const cpu = process.cpuUsage(cpu0);
+    await checkDelivered(sink, 0, N, 'baseline');
+    const baseRate = (N / baseMs) * 1000;
+    printFigure('baseline (render + SMTP)', baseRate, { label: 'raw', value: rawRate }, 'msg/s');
+    console.log(`  baseline CPU ${((cpu.user + cpu.system) / 1000 / N).toFixed(3)} ms/msg (${(baseMs / 1000).toFixed(1)} s)`);
+
+    const large = await pipeline(bench.url, sink, base, headers, big.typeIds[0], 0, N, process.env.BENCH_PROF === '1');
+    const ratio = printFigure(`pipeline ${fmt(N)}`, large.rate, { label: 'baseline', value: baseRate }, 'msg/s', TARGETS[engine]);
+    console.log(`  ÷ raw ceiling ${(large.rate / rawRate).toFixed(2)}; ${(large.ms / 1000).toFixed(1)} s create → status 3`);
+    console.log(`  server CPU ${(large.serverCpuMs / N).toFixed(3)} ms/msg, sink CPU ${(large.sinkCpuMs / N).toFixed(3)} ms/msg`);
+    console.log(
+      `  server peak RSS ${large.peakMb.toFixed(0)} MB (target ≤ ${RSS_TARGET_MB} ${large.peakMb <= RSS_TARGET_MB ? 'met' : 'MISSED'});` +
+        ` sampled: anonymous ${large.anonMb.toFixed(0)} MB, mapped files ${large.fileMb.toFixed(0)} MB`,
+    );
+
+    const little = await pipeline(bench.url, sink, base, headers, small.typeIds[0], N, SMALL, false);
+    const perMsgLarge = large.ms / N;
+    const perMsgSmall = little.ms / SMALL;
+    const costRatio = perMsgSmall / perMsgLarge;
+    const rssRatio = little.peakMb / large.peakMb;
+    const within = (r: number) => (Math.abs(r - 1) <= SCALE_TOLERANCE ? 'met' : 'MISSED');
+    console.log(`pipeline ${fmt(SMALL)}              ${fmt(little.rate)} msg/s  (${(little.ms / 1000).toFixed(1)} s), server CPU ${(little.serverCpuMs / SMALL).toFixed(3)} ms/msg`);
+    console.log(
+      `  cost per message ${perMsgSmall.toFixed(3)} ms vs ${perMsgLarge.toFixed(3)} ms at ${fmt(N)}: ratio ${costRatio.toFixed(2)} (within 15% ${within(costRatio)})`,
+    );
+    console.log(
+      `  peak RSS ${little.peakMb.toFixed(0)} MB vs ${large.peakMb.toFixed(0)} MB: ratio ${rssRatio.toFixed(2)} (within 15% ${within(rssRatio)});` +
+        ` sampled: anonymous ${little.anonMb.toFixed(0)} MB, mapped files ${little.fileMb.toFixed(0)} MB`,
+    );
+    console.log(`summary ${engine}: pipeline ÷ baseline ${ratio.toFixed(2)}, peak RSS ${large.peakMb.toFixed(0)} MB`);
+  } finally {
+    await bench.drop();
+  }
+}
+
+async function main(): Promise<void> {
+  const sink = await startSink();
+  try {
+    for (const engine of ENGINES) {
+      if (engine === 'postgres' && !(await pgReachable())) {
+        console.log('\n== postgres: not reachable, skipped');
+        continue;
+      }
+      await benchEngine(engine, sink);
+    }
+  } finally {
+    await sink.stop();
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
