@@ -10,7 +10,16 @@
 import { isoMicros } from '../src/util/time.js';
 import { benchDatabase, pgReachable, seedAccount, seedContacts, type Engine } from './lib/db.js';
 import { fmt } from './lib/measure.js';
-import { createSend, SEND_APP_SECRET, SEND_PUBLIC_URL, seedSenderAndGroup, seededEmails, sendDetails, sendForm, waitCompleted } from './lib/sends.js';
+import {
+  createSend,
+  SEND_APP_SECRET,
+  SEND_PUBLIC_URL,
+  seedSenderAndGroup,
+  seededEmails,
+  sendDetails,
+  sendForm,
+  waitCompleted,
+} from './lib/sends.js';
 import { startServer, type BenchServer } from './lib/server.js';
 import { startSink, tallyRecipients, type BenchSink } from './lib/sink.js';
 
@@ -31,7 +40,9 @@ async function chaosEngine(engine: Engine, sink: BenchSink): Promise<void> {
   console.log(`\n== ${engine}: ${ROUNDS} rounds of a send to ${fmt(N)} contacts, SIGKILL at a random moment, restart until status 3`);
   const bench = await benchDatabase(engine);
   const start = () =>
-    startServer({ env: { DATABASE_URL: bench.url, SMTP_URL: sink.url, BENCH_WORKER: '1', APP_SECRET: SEND_APP_SECRET, PUBLIC_URL: SEND_PUBLIC_URL } });
+    startServer({
+      env: { DATABASE_URL: bench.url, SMTP_URL: sink.url, BENCH_WORKER: '1', APP_SECRET: SEND_APP_SECRET, PUBLIC_URL: SEND_PUBLIC_URL },
+    });
   try {
     const { user_id, headers } = await seedAccount(bench.db);
     const { typeIds } = await seedContacts(bench.db, user_id, N, { types: 1 });
@@ -55,7 +66,9 @@ async function chaosEngine(engine: Engine, sink: BenchSink): Promise<void> {
         await sleep(10);
       }
       server.child.kill('SIGKILL');
-      await new Promise((r) => (server.child.exitCode !== null || server.child.signalCode !== null ? r(null) : server.child.once('exit', r)));
+      await new Promise((r) =>
+        server.child.exitCode !== null || server.child.signalCode !== null ? r(null) : server.child.once('exit', r),
+      );
       const sendId = (await bench.db.selectFrom('single_sends').select('id').where('utr', '=', utr).executeTakeFirstOrThrow()).id;
       const held = await bench.db
         .selectFrom('mail_messages')

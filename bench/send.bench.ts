@@ -35,7 +35,8 @@ function cpuMsOf(pid: number): number {
 /** Fails loudly unless the sink received each of the `n` addresses from `from` exactly once. */
 async function checkDelivered(sink: BenchSink, from: number, n: number, what: string): Promise<void> {
   const t = tallyRecipients(await sink.counts(), seededEmails(from, n));
-  if (t.missed || t.duplicated || t.unexpected) throw new Error(`${what}: missed ${t.missed}, duplicated ${t.duplicated}, unexpected ${t.unexpected}`);
+  if (t.missed || t.duplicated || t.unexpected)
+    throw new Error(`${what}: missed ${t.missed}, duplicated ${t.duplicated}, unexpected ${t.unexpected}`);
 }
 
 interface SendRun {
@@ -136,7 +137,9 @@ async function benchEngine(engine: Engine, sink: BenchSink): Promise<void> {
     const costRatio = perMsgSmall / perMsgLarge;
     const rssRatio = little.peakMb / large.peakMb;
     const within = (r: number) => (Math.abs(r - 1) <= SCALE_TOLERANCE ? 'met' : 'MISSED');
-    console.log(`pipeline ${fmt(SMALL)}              ${fmt(little.rate)} msg/s  (${(little.ms / 1000).toFixed(1)} s), server CPU ${(little.serverCpuMs / SMALL).toFixed(3)} ms/msg`);
+    console.log(
+      `pipeline ${fmt(SMALL)}              ${fmt(little.rate)} msg/s  (${(little.ms / 1000).toFixed(1)} s), server CPU ${(little.serverCpuMs / SMALL).toFixed(3)} ms/msg`,
+    );
     console.log(
       `  cost per message ${perMsgSmall.toFixed(3)} ms vs ${perMsgLarge.toFixed(3)} ms at ${fmt(N)}: ratio ${costRatio.toFixed(2)} (within 15% ${within(costRatio)})`,
     );

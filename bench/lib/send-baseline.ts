@@ -38,7 +38,13 @@ function contact(i: number): RecipientInput {
 
 /** Builds recipient `i`'s mail the way the single-send renderer does. */
 async function messageBuilder(): Promise<(i: number) => MailMessage> {
-  const design = await compileDesign({ design: { templateId: 1, templateHtml: DESIGN_HTML }, subject: SUBJECT, preheader: PREHEADER, footer: true, openPixel: true });
+  const design = await compileDesign({
+    design: { templateId: 1, templateHtml: DESIGN_HTML },
+    subject: SUBJECT,
+    preheader: PREHEADER,
+    footer: true,
+    openPixel: true,
+  });
   const links = trackingLinks({ appSecret: SEND_APP_SECRET, publicUrl: SEND_PUBLIC_URL });
   const host = new URL(SEND_PUBLIC_URL).hostname;
   const shared = { sender_name: 'Bench News', sender_address: '1 Bench Street, 10001, India' };

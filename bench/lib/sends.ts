@@ -49,7 +49,16 @@ export async function seedSenderAndGroup(db: Db, userId: number): Promise<{ send
     .executeTakeFirstOrThrow();
   const group = await db
     .insertInto('unsubscribe_groups')
-    .values({ user_id: userId, rand_id: String(randomInt(1e9, 2e9)), group_name: 'Newsletter', description: 'News', is_display: 1, deleted_at: null, created_at: at, updated_at: at })
+    .values({
+      user_id: userId,
+      rand_id: String(randomInt(1e9, 2e9)),
+      group_name: 'Newsletter',
+      description: 'News',
+      is_display: 1,
+      deleted_at: null,
+      created_at: at,
+      updated_at: at,
+    })
     .returning('id')
     .executeTakeFirstOrThrow();
   return { sender: sender.id, group: group.id };
@@ -88,7 +97,11 @@ export async function createSend(url: string, headers: Record<string, string>, f
 }
 
 /** The send as `GET /single-send/details` shows it. */
-export async function sendDetails(url: string, headers: Record<string, string>, utr: string): Promise<Record<string, number | string | null>> {
+export async function sendDetails(
+  url: string,
+  headers: Record<string, string>,
+  utr: string,
+): Promise<Record<string, number | string | null>> {
   const r = await call(url, headers, 'GET', `/single-send/details?utr=${encodeURIComponent(utr)}`);
   return (r.message as { singleSend: Array<Record<string, number | string | null>> }).singleSend[0];
 }

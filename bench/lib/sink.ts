@@ -63,7 +63,10 @@ export function startSink(): Promise<BenchSink> {
  * `duplicated` counts extra copies (an address received 3 times adds 2); `unexpected` counts
  * messages to addresses not expected at all.
  */
-export function tallyRecipients(counts: Map<string, number>, expected: Iterable<string>): { missed: number; duplicated: number; unexpected: number } {
+export function tallyRecipients(
+  counts: Map<string, number>,
+  expected: Iterable<string>,
+): { missed: number; duplicated: number; unexpected: number } {
   let missed = 0;
   let duplicated = 0;
   const want = new Set<string>();
