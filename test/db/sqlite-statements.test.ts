@@ -30,3 +30,24 @@ describe('SQLite statements: one prepared statement per SQL text', () => {
     assert.deepEqual(statements.prepare('select id from t where id > ? order by id').all(2), [{ id: 3 }]);
   });
 });
+
+describe('SQLite statements: rows built as object literals', () => {
+  it('gives the same rows as better-sqlite3 itself, by all() and by iterate(), for every kind of value', () => {
+    const sqlite = sampleDb();
+    const statements = cachingStatements(sqlite);
+    const sql = 'select * from t order by id';
+    const plain = sqlite.prepare(sql).all();
+    assert.deepEqual(statements.prepare(sql).all(), plain);
+    assert.deepEqual([...statements.prepare(sql).iterate()], plain);
+    assert.deepEqual(Object.keys((statements.prepare(sql).all() as object[])[0]), ['id', 'n', 'r', 's', 'b', 'z']);
+  });
+
+  it('leaves a statement with a column named __proto__ to better-sqlite3 (a literal would set the prototype)', () => {
+    const sqlite = sampleDb();
+    const sql = 'select s as "__proto__", id from t where id = 1';
+    const [row] = cachingStatements(sqlite).prepare(sql).all() as object[];
+    const [plain] = sqlite.prepare(sql).all() as object[];
+    assert.equal(Object.getPrototypeOf(row), Object.getPrototypeOf(plain));
+    assert.deepEqual(Object.entries(row), Object.entries(plain));
+  });
+});
