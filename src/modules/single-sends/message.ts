@@ -51,6 +51,7 @@ export function compiledDesignsCached(): number {
 
 type ContactRow = RecipientInput & {
   id: number;
+  user_id: number;
   custom_field: string | null;
   deleted_at: string | null;
 };
@@ -61,6 +62,7 @@ async function loadContacts(db: Db, ids: number[]): Promise<Map<number, ContactR
     .selectFrom('contacts')
     .select([
       'id',
+      'user_id',
       'first_name',
       'last_name',
       'email',
@@ -142,12 +144,14 @@ export async function renderSingleSendBatch(deps: AppDeps, rows: QueuedMessage[]
   const host = messageIdHost(deps.config.publicUrl);
   const out: Rendered[] = [];
   for (const row of rows) {
+    // A batch holds several accounts' messages: a send or contact is used only by its own account's rows.
     const send = row.single_send_id === null ? undefined : sends.get(row.single_send_id);
-    if (!send || send.deleted_at !== null) {
+    if (!send || send.user_id !== row.user_id || send.deleted_at !== null) {
       out.push({ skip: 'cancelled', reason: 'the single send was deleted' });
       continue;
     }
-    const contact = row.contact_id === null ? undefined : contacts.get(row.contact_id);
+    const found = row.contact_id === null ? undefined : contacts.get(row.contact_id);
+    const contact = found?.user_id === row.user_id ? found : undefined;
     const why = suppressed.has(`${row.user_id}:${row.email_key}`)
       ? 'unsubscribed from every mail, or bounced'
       : suppressed.has(`${row.user_id}:${row.email_key}:${send.unsubscribe_group_id}`)
