@@ -9,6 +9,7 @@ import * as m006 from './migrations/006_accounts_notify.js';
 import * as m007 from './migrations/007_contact_foreign_keys.js';
 import * as m008 from './migrations/008_list_totals.js';
 import * as m009 from './migrations/009_delivery.js';
+import * as m010 from './migrations/010_automations.js';
 
 /** Every migration, in order. A new migration is one import and one line here. */
 const migrations: Record<string, Migration> = {
@@ -21,6 +22,7 @@ const migrations: Record<string, Migration> = {
   '007_contact_foreign_keys': m007,
   '008_list_totals': m008,
   '009_delivery': m009,
+  '010_automations': m010,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

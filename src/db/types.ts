@@ -195,7 +195,7 @@ export interface SingleSendTable {
 }
 
 /** Where a queued message stands. */
-export type MailState = 'queued' | 'sending' | 'sent' | 'bounced' | 'suppressed' | 'cancelled';
+export type MailState = 'queued' | 'sending' | 'sent' | 'bounced' | 'suppressed' | 'cancelled' | 'held';
 
 /** What made a queued message: it decides how the message is rendered. */
 export type MailKind = 'system' | 'single_send' | 'automation';
@@ -207,6 +207,8 @@ export interface MailMessageTable {
   kind: MailKind;
   single_send_id: number | null;
   automation_id: number | null;
+  /** The automation email this message is (automation messages only). */
+  automation_schedule_id: number | null;
   contact_id: number | null;
   email: string;
   email_key: string;
@@ -234,6 +236,78 @@ export interface BouncedAddressTable {
   created_at: string;
 }
 
+export interface AutomationTable {
+  id: Generated<number>;
+  user_id: number;
+  utr: string;
+  automation_name: string;
+  /** 1 welcome, 2 custom. */
+  automation_type: number;
+  automation_for: number;
+  /** `contacts` (a contact type) or `segments`. */
+  automation_for_table: string;
+  /** 0 run every email; 1 also leave when the contact leaves the target. */
+  exit_criteria: Generated<number>;
+  unsubscribe_group_id: number | null;
+  /** 0 draft (or paused, when `live_at` is set), 1 live. */
+  status: Generated<number>;
+  /** When it first went live (isoMicros; the API shows `YYYY-MM-DD HH:MM:SS`): a welcome automation enrols who joins after. */
+  live_at: string | null;
+  total_triggered: Generated<number>;
+  total_delivered: Generated<number>;
+  total_unique_opens: Generated<number>;
+  total_opens: Generated<number>;
+  total_bounces: Generated<number>;
+  total_unsubscribe: Generated<number>;
+  deleted_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** One timed email of an automation. */
+export interface AutomationScheduleTable {
+  id: Generated<number>;
+  user_id: number;
+  automation_id: number;
+  utr: string;
+  sender_id: number;
+  from_sender: string;
+  reply_to: string;
+  sender_name: string | null;
+  sender_address: string | null;
+  subject: string;
+  waiting_period: number;
+  /** `instantly`, `hours` or `days`. */
+  waiting_type: string;
+  template_id: number;
+  preview_img: string;
+  template_json: string | null;
+  template_html: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Where an address stands in an automation (see migration 010). */
+export interface AutomationEnrollmentTable {
+  id: Generated<number>;
+  user_id: number;
+  automation_id: number;
+  contact_id: number | null;
+  email: string;
+  email_key: string;
+  /** JSON text: the names of a hand-added segment recipient; null for contacts. */
+  payload: string | null;
+  /** `active` or `exited`. */
+  state: Generated<string>;
+  exit_reason: string | null;
+  last_schedule_id: number | null;
+  next_schedule_id: number | null;
+  step_base_at: string;
+  due_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface DB {
   accounts: AccountTable;
   fields: FieldTable;
@@ -249,4 +323,7 @@ export interface DB {
   single_sends: SingleSendTable;
   mail_messages: MailMessageTable;
   bounced_addresses: BouncedAddressTable;
+  automations: AutomationTable;
+  automation_schedules: AutomationScheduleTable;
+  automation_enrollments: AutomationEnrollmentTable;
 }
