@@ -23,6 +23,7 @@ import { unsubscribeRoutes } from './modules/unsubscribes/unsubscribes.routes.js
 import { unsubscribeGroupRoutes } from './modules/unsubscribes/groups.routes.js';
 import { templateRoutes } from './modules/templates/templates.routes.js';
 import { singleSendRoutes } from './modules/single-sends/single-sends.routes.js';
+import { automationRoutes } from './modules/automations/automations.routes.js';
 import { imageRoutes } from './public/images.routes.js';
 import { trackingRoutes } from './public/tracking.routes.js';
 import { unsubscribePageRoutes } from './public/unsubscribe.routes.js';
@@ -100,6 +101,7 @@ export async function buildApp(deps: AppInput): Promise<App> {
   await app.register(unsubscribeGroupRoutes);
   await app.register(templateRoutes);
   await app.register(singleSendRoutes);
+  await app.register(automationRoutes);
   await app.register(imageRoutes);
   await app.register(trackingRoutes);
   await app.register(unsubscribePageRoutes);

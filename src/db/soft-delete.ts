@@ -3,7 +3,7 @@ import type { DB } from './types.js';
 import { isoMicros } from '../util/time.js';
 
 /** Tables whose rows are soft-deleted (`deleted_at`), each owned by an account (`user_id`). */
-export type SoftDeletable = 'contacts' | 'contact_types' | 'senders' | 'unsubscribe_groups' | 'segments';
+export type SoftDeletable = 'contacts' | 'contact_types' | 'senders' | 'unsubscribe_groups' | 'segments' | 'automations';
 
 /**
  * Soft-deletes the account's live rows of `table` among `ids` (or every live row whose `column`
@@ -18,7 +18,7 @@ export async function softDeleteOwned(
 ): Promise<number> {
   if (ids.length === 0) return 0;
   const now = isoMicros();
-  // One shape for five tables: Kysely cannot type a column set shared by a union of tables.
+  // One shape for six tables: Kysely cannot type a column set shared by a union of tables.
   const res = await (db as Kysely<any>)
     .updateTable(table)
     .set({ deleted_at: now, updated_at: now })

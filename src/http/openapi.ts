@@ -36,6 +36,11 @@ const TAGS: Array<{ name: string; description: string; prefixes: string[] }> = [
     description: 'One-off mailings to contact types and segments, at once or scheduled, with their statistics.',
     prefixes: ['/single-send/', '/single/send/'],
   },
+  {
+    name: 'Automations',
+    description: 'Sequences of timed emails sent to each contact who joins a contact type or segment, and their emails (schedules).',
+    prefixes: ['/automations'],
+  },
   { name: 'Geo', description: 'Countries, states and cities (the ids contacts and senders use).', prefixes: ['/get/country-state-city'] },
   {
     name: 'Public pages',

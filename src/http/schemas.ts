@@ -33,6 +33,9 @@ export function toId(value: unknown): number | null {
   return n > 0 && n <= 2_147_483_647 ? n : null;
 }
 
+/** A utr (single sends, automations) as the query or body gave it: text, or null when missing or empty. */
+export const utrOf = (value: unknown): string | null => (typeof value === 'string' && value.trim() !== '' ? value.trim() : null);
+
 /** Bulk-delete body: `strIds[0]`, `strIds[1]`, … of record ids. */
 export const StrIds = Type.Object({ strIds: Type.Array(Id, { minItems: 1, maxItems: 10_000 }) });
 
@@ -80,7 +83,7 @@ export const ListMessage = <T extends TSchema>(key: string, item: T) =>
   Type.Object({ [key]: Type.Array(item), meta: Type.Optional(PageMeta) });
 
 /** Field name → messages, as every 422 (and a 401 without key headers) carries them. */
-const FieldMessages = Type.Record(Type.String(), Type.Array(Type.String()), {
+export const FieldMessages = Type.Record(Type.String(), Type.Array(Type.String()), {
   description: 'Each failing field (nested ones with dots: `custom_field.age`, `strIds.0`) with its messages.',
 });
 

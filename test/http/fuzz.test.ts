@@ -20,8 +20,11 @@ const OVER_SOCKETS = 300;
 /** What the app logged at level error: the cause of a 500, printed with the request. */
 const logged: string[] = [];
 
-/** Operations routes whose success bodies are not the API envelope (health checks, the OpenAPI document and its copy under /docs). */
-const OWN_SHAPE = /^[A-Z]+ \/(health\/|openapi\.json|docs\/)/;
+/**
+ * Operations routes whose success bodies are not the API envelope (health checks, the OpenAPI
+ * document and its copy under /docs). A raw request is described as quoted text, hence the `"`.
+ */
+const OWN_SHAPE = /^"?[A-Z]+ \/(health\/|openapi\.json|docs\/)/;
 
 /** Checks one answer: never a 5xx, and a JSON answer is always the envelope (but operations routes' successes). */
 function checkAnswer(status: number, contentType: string | undefined, text: string, request: string): void {

@@ -3,6 +3,7 @@ import type { AppDeps } from '../../deps.js';
 import type { Db } from '../../db/index.js';
 import { queryListSource } from '../../db/list-source.js';
 import { enqueueSystemMail } from '../../queue/system-mail.js';
+import { senderAddress } from '../../delivery/placeholders.js';
 import { AppError, NotFound, RNF, type FieldErrors } from '../../http/errors.js';
 import { messages, Rules } from '../../http/messages.js';
 import { toId } from '../../http/schemas.js';
@@ -208,4 +209,36 @@ export async function senderFailure(deps: AppDeps, userId: number, id: number): 
   const { db } = deps.database;
   if (await findVerifiedSender(db, userId, id)) return null;
   return (await findSender(db, userId, id)) ? 'The selected sender id is not verified.' : messages.invalid('sender_id');
+}
+
+/** The sender's columns a mailing copies in when it is saved: a later change of the sender does not change it. */
+export interface SenderCopy {
+  from_sender: string;
+  reply_to: string;
+  sender_name: string;
+  sender_address: string;
+}
+
+const CRLF = /[\r\n]/;
+
+/**
+ * Checks a mailing's `sender_id` (the schema's failure, if any, is already in `rules`) with
+ * `senderFailure`'s rule, and returns the columns the mailing copies from the sender, or null when
+ * the field failed.
+ */
+export async function checkMailSender(deps: AppDeps, userId: number, id: number | undefined, rules: Rules): Promise<SenderCopy | null> {
+  await rules.check('sender_id', id, (v) => senderFailure(deps, userId, v));
+  const sender = rules.failed('sender_id') || id === undefined ? undefined : await findSender(deps.database.db, userId, id);
+  if (!sender) return null;
+  // Saved senders cannot hold CR or LF; this guards the headers against rows written otherwise.
+  if ([sender.from_name, sender.from_email, sender.reply_to_email].some((v) => CRLF.test(v))) {
+    rules.add('sender_id', messages.format('sender_id'));
+    return null;
+  }
+  return {
+    from_sender: sender.from_email,
+    reply_to: sender.reply_to_email,
+    sender_name: sender.from_name,
+    sender_address: senderAddress(sender),
+  };
 }

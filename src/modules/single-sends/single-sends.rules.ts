@@ -5,13 +5,10 @@
  */
 import { DateTime, IANAZone } from 'luxon';
 import type { AppDeps } from '../../deps.js';
-import { senderAddress } from '../../delivery/placeholders.js';
-import { validateDesign } from '../../delivery/render.js';
 import { messages, type Rules } from '../../http/messages.js';
 import { isoMicros } from '../../util/time.js';
-import { findSender } from '../senders/senders.queries.js';
-import { senderFailure } from '../senders/senders.service.js';
-import { isTemplateId } from '../templates/templates.catalog.js';
+import { checkMailSender } from '../senders/senders.service.js';
+import { checkDesign } from '../templates/templates.rules.js';
 import { findUnsubscribeGroup } from '../unsubscribes/groups.queries.js';
 import { liveContactTypeIds, liveSegmentIds } from './single-sends.queries.js';
 import type { SingleSendInput } from './single-sends.schema.js';
@@ -28,7 +25,6 @@ export const ZERO_TIME = '00:00:00';
 
 const KEY = /^(contacts|segments)_(\d{1,10})$/;
 const TIME = /^([01]\d|2[0-3]):([0-5]\d)(?::([0-5]\d))?$/;
-const CRLF = /[\r\n]/;
 
 /** Recipient keys → refs (each once, in order), or null when one is malformed. */
 export function parseRecipientKeys(keys: readonly string[]): RecipientRef[] | null {
@@ -122,24 +118,6 @@ function checkSchedule(input: SingleSendInput, rules: Rules, now: Date): Schedul
   };
 }
 
-/** An empty form field means "not given". */
-const given = (s: string | undefined): string | null => (s !== undefined && s.trim() !== '' ? s : null);
-
-/** The design's rules: a template of the list, at most one of JSON and HTML, and a JSON design that compiles. */
-async function checkDesign(input: SingleSendInput, rules: Rules): Promise<{ template_json: string | null; template_html: string | null }> {
-  if (!rules.failed('template_id') && !isTemplateId(input.template_id)) rules.add('template_id', messages.invalid('template_id'));
-  const json = given(input.template_json);
-  const html = given(input.template_html);
-  if (json !== null && html !== null) {
-    rules.add('template_json', 'The template json field prohibits template html from being present.');
-    rules.add('template_html', 'The template html field prohibits template json from being present.');
-  } else if (json !== null && !rules.failed('template_json')) {
-    const failure = await validateDesign(json, 'template json');
-    if (failure) rules.add('template_json', failure);
-  }
-  return { template_json: json, template_html: html };
-}
-
 /** The columns a valid create or update writes (everything but identity, status and statistics). */
 export type SendColumns = Awaited<ReturnType<typeof checkSingleSend>>;
 
@@ -149,7 +127,7 @@ export type SendColumns = Awaited<ReturnType<typeof checkSingleSend>>;
  */
 export async function checkSingleSend(deps: AppDeps, userId: number, input: SingleSendInput, rules: Rules, now: Date) {
   const { db } = deps.database;
-  await rules.check('sender_id', input.sender_id, (id) => senderFailure(deps, userId, id));
+  const sender = await checkMailSender(deps, userId, input.sender_id, rules);
   await rules.check('unsubscribe_group_id', input.unsubscribe_group_id, async (id) =>
     (await findUnsubscribeGroup(db, userId, id)) ? null : messages.invalid('unsubscribe_group_id'),
   );
@@ -157,10 +135,6 @@ export async function checkSingleSend(deps: AppDeps, userId: number, input: Sing
   const excluded = await checkRefs(deps, userId, 'exclude_specific_recipient_id', input.exclude_specific_recipient_id, rules);
   const design = await checkDesign(input, rules);
   const schedule = checkSchedule(input, rules, now);
-  const sender = rules.failed('sender_id') ? undefined : await findSender(db, userId, input.sender_id);
-  // Saved senders cannot hold CR or LF; this guards the headers against rows written otherwise.
-  if (sender && [sender.from_name, sender.from_email, sender.reply_to_email].some((v) => CRLF.test(v)))
-    rules.add('sender_id', messages.format('sender_id'));
   rules.done();
   return {
     template_id: input.template_id,
@@ -170,10 +144,7 @@ export async function checkSingleSend(deps: AppDeps, userId: number, input: Sing
     sender_id: input.sender_id,
     unsubscribe_group_id: input.unsubscribe_group_id,
     single_send_name: input.single_send_name,
-    from_sender: sender!.from_email,
-    reply_to: sender!.reply_to_email,
-    sender_name: sender!.from_name,
-    sender_address: senderAddress(sender!),
+    ...sender!,
     subject: input.subject,
     preheader: input.preheader,
     schedule_type: input.schedule_type,

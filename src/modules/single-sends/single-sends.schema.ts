@@ -2,12 +2,10 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { Selectable } from 'kysely';
 import type { SingleSendTable } from '../../db/types.js';
 import { refsOf } from './recipients.js';
+import { designFields } from '../templates/templates.schema.js';
 import { HeaderText, Id, ListMessage, Nullable, PagingQuery, QueryIds, Success, Text, Timestamp } from '../../http/schemas.js';
 
 export type SingleSendRow = Selectable<SingleSendTable>;
-
-/** A design may be large (10 MB bodies are accepted); this bounds one field of it. */
-const DESIGN_MAX = 5 * 1024 * 1024;
 
 /** A list of recipient keys (`contacts_<contact type id>`, `segments_<segment id>`); the service checks each. */
 const RecipientKeys = Type.Array(Type.String({ maxLength: 64 }), {
@@ -20,9 +18,7 @@ const RecipientKeys = Type.Array(Type.String({ maxLength: 64 }), {
  * the schedule) are the service's.
  */
 export const singleSendFields = {
-  template_id: Id,
-  template_json: Type.Optional(Type.String({ maxLength: DESIGN_MAX })),
-  template_html: Type.Optional(Type.String({ maxLength: DESIGN_MAX })),
+  ...designFields,
   sender_id: Id,
   unsubscribe_group_id: Id,
   single_send_name: HeaderText(),

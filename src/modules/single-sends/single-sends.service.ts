@@ -5,6 +5,7 @@ import { queryListSource } from '../../db/list-source.js';
 import { trackingLinks } from '../../delivery/tracking.js';
 import { Conflict, NotFound, Rnf, type FieldErrors } from '../../http/errors.js';
 import { Rules } from '../../http/messages.js';
+import { utrOf } from '../../http/schemas.js';
 import { wakeWorkers } from '../../queue/system-mail.js';
 import { isoMicros } from '../../util/time.js';
 import {
@@ -20,9 +21,6 @@ import {
 } from './single-sends.queries.js';
 import { checkSingleSend } from './single-sends.rules.js';
 import { toSingleSend, type SingleSendInput, type SingleSendRow } from './single-sends.schema.js';
-
-/** A utr as the query or body gave it: text, or nothing. */
-const utrOf = (value: unknown): string | null => (typeof value === 'string' && value.trim() !== '' ? value.trim() : null);
 
 /** Maps a batch of sends, with one query for the open tokens of all of them. */
 async function mapSends(deps: AppDeps, rows: SingleSendRow[]) {

@@ -1,4 +1,18 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { Id } from '../../http/schemas.js';
+
+/** A design may be large (10 MB bodies are accepted); this bounds one field of it. */
+const DESIGN_MAX = 5 * 1024 * 1024;
+
+/**
+ * The design fields of a mailing's body (single sends, automation emails); their rules between
+ * fields and against the template list are `checkDesign`'s.
+ */
+export const designFields = {
+  template_id: Id,
+  template_json: Type.Optional(Type.String({ maxLength: DESIGN_MAX })),
+  template_html: Type.Optional(Type.String({ maxLength: DESIGN_MAX })),
+};
 
 /** A design template as the API returns it, fields in the order clients of the original service expect. */
 export const DesignTemplateSchema = Type.Object({
