@@ -281,6 +281,10 @@ describe('automations: the API', () => {
       assert.deepEqual(r.body, Rnf);
     }
     assert.equal((await automationRow(t, bUtr)).status, 0);
+    // A value that cannot be a utr at all is a field error, as on every route.
+    const long = await t.a.get('/automations/set-live', { utr: 'x'.repeat(65) });
+    assert.equal(long.status, 422);
+    assert.deepEqual(long.body, fieldErrors({ utr: ['The utr must not be greater than 64 characters.'] }));
   });
 
   test('pause: only a live automation; status 0 with live_at kept, a notification; set live again keeps live_at', async () => {
