@@ -269,3 +269,30 @@ export async function countUnfinished(db: Db): Promise<Record<'queued' | 'sendin
   for (const r of rows) depth[r.state as 'queued' | 'sending'] = toCount(r.n);
   return depth;
 }
+
+/**
+ * The automations' share of the queue: steps of live automations that came due and are not queued
+ * yet (`due`), and automation messages `queued`, `sending` and `held` (paused). Each count reads a
+ * partial index.
+ */
+export async function countAutomationQueue(db: Db, now: Date): Promise<Record<'due' | 'queued' | 'sending' | 'held', number>> {
+  const messages = await db
+    .selectFrom('mail_messages')
+    .select(['state', (eb) => eb.fn.countAll().as('n')])
+    .where('kind', '=', 'automation')
+    .where('state', 'in', ['queued', 'sending', 'held'])
+    .groupBy('state')
+    .execute();
+  const due = await db
+    .selectFrom('automation_enrollments as e')
+    .innerJoin('automations as a', 'a.id', 'e.automation_id')
+    .select((eb) => eb.fn.countAll().as('n'))
+    .where('a.status', '=', 1)
+    .where('a.deleted_at', 'is', null)
+    .where('e.state', '=', 'active')
+    .where('e.due_at', '<=', isoMicros(now))
+    .executeTakeFirstOrThrow();
+  const depth = { due: toCount(due.n), queued: 0, sending: 0, held: 0 };
+  for (const r of messages) depth[r.state as 'queued' | 'sending' | 'held'] = toCount(r.n);
+  return depth;
+}
