@@ -85,7 +85,8 @@ const COUNTERS = {
 async function addToCounters(trx: Db, rows: Marked[], counter: keyof typeof COUNTERS): Promise<void> {
   const per = new Map<string, { table: 'single_sends' | 'automations'; id: number; n: number }>();
   for (const r of rows) {
-    const [table, id] = r.single_send_id !== null ? (['single_sends', r.single_send_id] as const) : (['automations', r.automation_id] as const);
+    const [table, id] =
+      r.single_send_id !== null ? (['single_sends', r.single_send_id] as const) : (['automations', r.automation_id] as const);
     if (id === null) continue;
     const key = `${table}:${id}`;
     per.set(key, { table, id, n: (per.get(key)?.n ?? 0) + 1 });

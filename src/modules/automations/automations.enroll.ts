@@ -91,7 +91,11 @@ export async function enrollJoiners(trx: Db, deps: AppDeps, userId: number, scop
           eb.and([eb('automation_for_table', '=', 'contacts'), eb('automation_for', '=', typeId!)]),
           eb.and([
             eb('automation_for_table', '=', 'segments'),
-            eb('automation_for', 'in', eb.selectFrom('segments').select('id').where('user_id', '=', userId).where('contact_type_id', '=', typeId!)),
+            eb(
+              'automation_for',
+              'in',
+              eb.selectFrom('segments').select('id').where('user_id', '=', userId).where('contact_type_id', '=', typeId!),
+            ),
           ]),
         ]),
       ),

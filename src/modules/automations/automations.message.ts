@@ -45,5 +45,7 @@ export async function renderAutomationBatch(deps: AppDeps, rows: QueuedMessage[]
       },
     ]),
   );
-  return renderCampaignBatch(deps, rows, (row) => (row.automation_schedule_id === null ? undefined : sources.get(row.automation_schedule_id)));
+  return renderCampaignBatch(deps, rows, (row) =>
+    row.automation_schedule_id === null ? undefined : sources.get(row.automation_schedule_id),
+  );
 }

@@ -117,12 +117,7 @@ function columnsOf(input: ContactInput, custom: CustomValues) {
 }
 
 /** Adds a contact; returns its id. */
-export async function addContact(
-  deps: AppDeps,
-  userId: number,
-  input: ContactInput,
-  schemaFailures: FieldErrors,
-): Promise<number> {
+export async function addContact(deps: AppDeps, userId: number, input: ContactInput, schemaFailures: FieldErrors): Promise<number> {
   const { db } = deps.database;
   const custom = await checkContact(db, userId, input, new Rules(schemaFailures), {});
   // The contact, its segment membership and its automation enrollments change together.
