@@ -106,7 +106,9 @@ describe('the design preview page: GET /designs/<utr>', () => {
   it('shows an HTML design, keeping its own footer parts', async () => {
     const utr = await email({
       subject: 'News',
-      templateHtml: html('<h2>Spring news</h2><p>From ((sender_name)), ((sender_address)). <a href="((unsubscribe_preferences))">Leave</a></p>'),
+      templateHtml: html(
+        '<h2>Spring news</h2><p>From ((sender_name)), ((sender_address)). <a href="((unsubscribe_preferences))">Leave</a></p>',
+      ),
       senderName: 'Acme & Co',
     });
     const r = await preview(utr);
