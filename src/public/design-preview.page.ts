@@ -99,12 +99,12 @@ function mailbox(name: string, address: string): string {
 export function previewPage(view: PreviewView): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex"><title>Email preview</title><style>${STYLE}</style>
+<meta name="robots" content="noindex"><link rel="icon" href="data:,"><title>Email preview</title><style>${STYLE}</style>
 </head><body><h1>Email preview</h1>
 <dl><dt>From</dt><dd>${mailbox(view.fromName, view.fromAddress)}</dd>
 <dt>To</dt><dd>${mailbox(SAMPLE_CONTACT.full_name, SAMPLE_CONTACT.email)}</dd>
 <dt>Subject</dt><dd>${escapeHtml(view.subject)}</dd></dl>
 <iframe title="The email" sandbox srcdoc="${escapeHtml(view.html)}"></iframe>
-<small>Sample values (${escapeHtml(SAMPLE_CONTACT.full_name)}) stand in for each contact's own. Links in the preview go nowhere.</small>
+<small>Sample values (${escapeHtml(SAMPLE_CONTACT.full_name)}) stand in for each contact's own. Links do not open from the preview.</small>
 </body></html>`;
 }
