@@ -27,6 +27,7 @@ import { automationRoutes } from './modules/automations/automations.routes.js';
 import { imageRoutes } from './public/images.routes.js';
 import { trackingRoutes } from './public/tracking.routes.js';
 import { unsubscribePageRoutes } from './public/unsubscribe.routes.js';
+import { designPreviewRoutes } from './public/design-preview.routes.js';
 import { healthRoutes } from './ops/health.routes.js';
 import { createMetricsRegistry, registerMetrics } from './ops/metrics.js';
 import { registerRequestLog } from './ops/request-log.js';
@@ -105,6 +106,7 @@ export async function buildApp(deps: AppInput): Promise<App> {
   await app.register(imageRoutes);
   await app.register(trackingRoutes);
   await app.register(unsubscribePageRoutes);
+  await app.register(designPreviewRoutes);
   await app.register(healthRoutes);
   return app;
 }

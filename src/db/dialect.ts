@@ -56,6 +56,13 @@ export async function lockAccountSegments(db: Kysely<any> | Transaction<any>, us
   if (engineOf(db) === 'postgres') await sql`select pg_advisory_xact_lock(8, ${userId}::int)`.execute(db);
 }
 
+/** An `isoMicros` text expression moved on by `seconds` whole seconds, as `isoMicros` text again. */
+export function isoPlusSeconds(engine: Engine, iso: RawBuilder<unknown>, seconds: number): RawBuilder<string> {
+  return engine === 'postgres'
+    ? sql<string>`to_char((cast(${iso} as timestamptz) at time zone 'UTC') + make_interval(secs => ${seconds}), 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`
+    : sql<string>`(strftime('%Y-%m-%dT%H:%M:%S', ${iso}, ${`+${seconds} seconds`}) || substr(${iso}, 20))`;
+}
+
 /** Whether an error is a unique-constraint violation (either engine). */
 export function isUniqueViolation(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;

@@ -44,8 +44,9 @@ const TAGS: Array<{ name: string; description: string; prefixes: string[] }> = [
   { name: 'Geo', description: 'Countries, states and cities (the ids contacts and senders use).', prefixes: ['/get/country-state-city'] },
   {
     name: 'Public pages',
-    description: 'The open pixel and the unsubscribe preferences page linked from each mail; no keys needed.',
-    prefixes: ['/t/open/', '/u/'],
+    description:
+      'The open pixel and the unsubscribe preferences page linked from each mail, and the design preview of automation emails; no keys needed.',
+    prefixes: ['/t/open/', '/u/', '/designs/'],
   },
   {
     name: 'Operations',
@@ -65,7 +66,7 @@ const FORM_TYPES = ['application/x-www-form-urlencoded', 'multipart/form-data', 
 const KEYS_NOTE =
   "Every request carries the account's two keys as headers, `PublicKey` and `SecretKey` (both are " +
   'required; create an account with `npm run accounts:create`). Routes marked without security ' +
-  '(health, metrics, this reference, template images, the sender verification page, the open pixel and the unsubscribe page) take none.';
+  '(health, metrics, this reference, template images, the sender verification page, the open pixel, the unsubscribe page and the design preview) take none.';
 
 function packageVersion(): string {
   // Two levels up from both src/http and dist/http.

@@ -33,7 +33,7 @@ type Source = { single_send_id: number | null; automation_id: number | null };
 
 /**
  * Per kind: where a message's events are counted. `system` mails (verification, notifications)
- * carry no statistics. Automations (issue 10) add their row here.
+ * carry no statistics.
  */
 const STATISTICS: Record<MailKind, ((db: Db, m: Source, delta: Delta) => Promise<void>) | null> = {
   single_send: async (db, m, delta) => {
@@ -48,7 +48,18 @@ const STATISTICS: Record<MailKind, ((db: Db, m: Source, delta: Delta) => Promise
       .where('id', '=', m.single_send_id)
       .execute();
   },
-  automation: null,
+  automation: async (db, m, delta) => {
+    if (m.automation_id === null) return;
+    await db
+      .updateTable('automations')
+      .set((eb) => ({
+        total_opens: eb('total_opens', '+', delta.total_opens ?? 0),
+        total_unique_opens: eb('total_unique_opens', '+', delta.unique_opens ?? 0),
+        total_unsubscribe: eb('total_unsubscribe', '+', delta.unsubscribes ?? 0),
+      }))
+      .where('id', '=', m.automation_id)
+      .execute();
+  },
   system: null,
 };
 
@@ -124,14 +135,16 @@ export async function countUnsubscribe(db: Db, message: PublicMessage): Promise<
 }
 
 /**
- * The message a public link names, with the unsubscribe group it was sent under (a single send's
- * group; none for other kinds yet); undefined when it no longer exists.
+ * The message a public link names, with the unsubscribe group it was sent under (its single
+ * send's or automation's; none for system mail); undefined when it no longer exists.
  */
 export async function findPublicMessage(db: Db, messageId: number): Promise<PublicMessage | undefined> {
   const row = await db
     .selectFrom('mail_messages as m')
     .leftJoin('single_sends as s', 's.id', 'm.single_send_id')
-    .select(['m.id', 'm.user_id', 'm.kind', 'm.email', 'm.single_send_id', 'm.automation_id', 's.unsubscribe_group_id'])
+    .leftJoin('automations as a', 'a.id', 'm.automation_id')
+    .select(['m.id', 'm.user_id', 'm.kind', 'm.email', 'm.single_send_id', 'm.automation_id'])
+    .select((eb) => eb.fn.coalesce('s.unsubscribe_group_id', 'a.unsubscribe_group_id').as('unsubscribe_group_id'))
     .where('m.id', '=', messageId)
     .executeTakeFirst();
   if (!row) return undefined;

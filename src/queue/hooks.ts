@@ -1,12 +1,11 @@
-import type { MailKind } from '../db/types.js';
-import type { QueueHooks, Renderer } from './queue.types.js';
+import type { AppDeps } from '../deps.js';
+import type { QueueHooks } from './queue.types.js';
 import { renderSystemMail } from './system-render.js';
 import { singleSendHooks } from '../modules/single-sends/single-sends.engine.js';
+import { automationHooks } from '../modules/automations/automations.engine.js';
 
-/** The renderer of a kind whose feature is not wired yet: nothing of that kind can be built, so it is cancelled. */
-function notWired(kind: MailKind): Renderer {
-  return async (_deps, rows) => rows.map(() => ({ skip: 'cancelled' as const, reason: `no renderer for ${kind} mail in this build` }));
-}
+/** The earlier of two times (null: none). */
+const earliest = (a: Date | null, b: Date | null) => (a && b ? (a < b ? a : b) : (a ?? b));
 
 /**
  * What the process's queue workers are given: a renderer per kind of mail and the hooks of the
@@ -18,10 +17,13 @@ export function queueHooks(): QueueHooks {
     renderers: {
       system: renderSystemMail,
       single_send: singleSendHooks.renderer,
-      automation: notWired('automation'),
+      automation: automationHooks.renderer,
     },
-    beforeClaim: singleSendHooks.beforeClaim,
+    beforeClaim: async (deps: AppDeps, now: Date) => {
+      await singleSendHooks.beforeClaim(deps, now);
+      await automationHooks.beforeClaim(deps, now);
+    },
     afterSettle: singleSendHooks.afterSettle,
-    nextWakeAt: singleSendHooks.nextWakeAt,
+    nextWakeAt: async (deps: AppDeps) => earliest(await singleSendHooks.nextWakeAt(deps), await automationHooks.nextWakeAt(deps)),
   };
 }

@@ -1,6 +1,6 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
-import type { Database } from '../db/index.js';
-import { countUnfinished } from './queue.queries.js';
+import type { AppDeps } from '../deps.js';
+import { countAutomationQueue, countUnfinished } from './queue.queries.js';
 
 /** The queue's metrics on one registry. */
 export interface QueueMetrics {
@@ -17,7 +17,7 @@ const byRegistry = new WeakMap<Registry, QueueMetrics>();
  * gauge is read at scrape time with one grouped count over the unfinished rows (a partial index
  * holds exactly those), so an idle queue costs nothing between scrapes.
  */
-export function queueMetrics(registry: Registry, database: Database): QueueMetrics {
+export function queueMetrics({ metrics: registry, database, clock }: Pick<AppDeps, 'metrics' | 'database' | 'clock'>): QueueMetrics {
   let m = byRegistry.get(registry);
   if (m) return m;
   new Gauge({
@@ -27,6 +27,18 @@ export function queueMetrics(registry: Registry, database: Database): QueueMetri
     registers: [registry],
     async collect() {
       const depth = await countUnfinished(database.db);
+      for (const [state, n] of Object.entries(depth)) this.set({ state }, n);
+    },
+  });
+  new Gauge({
+    name: 'automation_queue_depth',
+    help:
+      'Automation mail waiting, by state: due (steps of live automations that came due, not yet queued), queued, sending, ' +
+      'held (queued mail of paused automations).',
+    labelNames: ['state'] as const,
+    registers: [registry],
+    async collect() {
+      const depth = await countAutomationQueue(database.db, clock.now());
       for (const [state, n] of Object.entries(depth)) this.set({ state }, n);
     },
   });

@@ -72,21 +72,29 @@ export async function selectBouncedAmong(db: Db, rows: Pick<QueuedMessage, 'user
   return new Set(found.map((f) => `${f.user_id} ${f.email_key}`));
 }
 
+/** Where each counter of a marked message is kept: its single send's column, or its automation's. */
+const COUNTERS = {
+  delivered: { single_sends: 'delivered', automations: 'total_delivered' },
+  bounces: { single_sends: 'bounces', automations: 'total_bounces' },
+} as const;
+
 /**
- * Adds `n` to a counter of each single send the marked rows belong to, in the caller's
+ * Adds to a counter of each single send or automation the marked rows belong to, in the caller's
  * transaction (the message states and the counters change together or not at all).
  */
-async function addToCounters(trx: Db, rows: Marked[], counter: 'delivered' | 'bounces'): Promise<void> {
-  const perSend = new Map<number, number>();
-  for (const r of rows) if (r.single_send_id !== null) perSend.set(r.single_send_id, (perSend.get(r.single_send_id) ?? 0) + 1);
-  for (const [id, n] of perSend) {
-    await trx
-      .updateTable('single_sends')
-      .set((eb) => ({ [counter]: eb(counter, '+', n) }))
-      .where('id', '=', id)
-      .execute();
+async function addToCounters(trx: Db, rows: Marked[], counter: keyof typeof COUNTERS): Promise<void> {
+  const per = new Map<string, { table: 'single_sends' | 'automations'; id: number; n: number }>();
+  for (const r of rows) {
+    const [table, id] =
+      r.single_send_id !== null ? (['single_sends', r.single_send_id] as const) : (['automations', r.automation_id] as const);
+    if (id === null) continue;
+    const key = `${table}:${id}`;
+    per.set(key, { table, id, n: (per.get(key)?.n ?? 0) + 1 });
   }
-  // Automation emails (rows with automation_id) get their counters here too, once they exist.
+  for (const { table, id, n } of per.values()) {
+    const column = COUNTERS[counter][table];
+    await sql`update ${sql.table(table)} set ${sql.ref(column)} = ${sql.ref(column)} + ${n} where id = ${id}`.execute(trx);
+  }
 }
 
 /** The guard of every mark: only the worker holding the lease may settle a message. */
@@ -260,5 +268,32 @@ export async function countUnfinished(db: Db): Promise<Record<'queued' | 'sendin
     .execute();
   const depth = { queued: 0, sending: 0 };
   for (const r of rows) depth[r.state as 'queued' | 'sending'] = toCount(r.n);
+  return depth;
+}
+
+/**
+ * The automations' share of the queue: steps of live automations that came due and are not queued
+ * yet (`due`), and automation messages `queued`, `sending` and `held` (paused). Each count reads a
+ * partial index.
+ */
+export async function countAutomationQueue(db: Db, now: Date): Promise<Record<'due' | 'queued' | 'sending' | 'held', number>> {
+  const messages = await db
+    .selectFrom('mail_messages')
+    .select(['state', (eb) => eb.fn.countAll().as('n')])
+    .where('kind', '=', 'automation')
+    .where('state', 'in', ['queued', 'sending', 'held'])
+    .groupBy('state')
+    .execute();
+  const due = await db
+    .selectFrom('automation_enrollments as e')
+    .innerJoin('automations as a', 'a.id', 'e.automation_id')
+    .select((eb) => eb.fn.countAll().as('n'))
+    .where('a.status', '=', 1)
+    .where('a.deleted_at', 'is', null)
+    .where('e.state', '=', 'active')
+    .where('e.due_at', '<=', isoMicros(now))
+    .executeTakeFirstOrThrow();
+  const depth = { due: toCount(due.n), queued: 0, sending: 0, held: 0 };
+  for (const r of messages) depth[r.state as 'queued' | 'sending' | 'held'] = toCount(r.n);
   return depth;
 }

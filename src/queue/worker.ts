@@ -90,7 +90,7 @@ export function startWorker(deps: AppDeps, hooks: QueueHooks, opts: WorkerOption
   const stopTimeoutMs = opts.stopTimeoutMs ?? 5000;
   const { database, clock, log } = deps;
   const db = database.db;
-  const metrics = queueMetrics(deps.metrics, database);
+  const metrics = queueMetrics(deps);
 
   let stopping = false;
   let current: Promise<number> | null = null;

@@ -11,6 +11,7 @@ const PUBLIC = [
   '/sender/verify',
   '/t/open/{token}.gif',
   '/u/{token}',
+  '/designs/{utr}',
   '/health/live',
   '/health/ready',
   '/metrics',

@@ -3,7 +3,8 @@ import { after, before, describe, test } from 'node:test';
 import { simpleParser, type ParsedMail } from 'mailparser';
 import { drainQueue } from '../helpers.js';
 import { trackingLinks } from '../../src/delivery/tracking.js';
-import { compiledDesignsCached, compiledFor, renderSingleSendBatch } from '../../src/modules/single-sends/message.js';
+import { compiledDesignsCached } from '../../src/delivery/campaign-mail.js';
+import { compiledFor, renderSingleSendBatch } from '../../src/modules/single-sends/message.js';
 import { startDueSends } from '../../src/modules/single-sends/single-sends.engine.js';
 import type { SinkMessage } from '../support/smtp-sink.js';
 import {

@@ -1,7 +1,7 @@
 /**
  * Seeds what the public pages act on, straight through Kysely: a verified sender, an unsubscribe
- * group, a single send under that group and one sent `mail_messages` row per address. Used by the
- * public pages' tests and by `npm run bench:opens`.
+ * group, a single send under that group and one sent `mail_messages` row per address; an automation
+ * with one email. Used by the public pages' tests and by `npm run bench:opens`.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Db } from '../../src/db/index.js';
@@ -120,4 +120,62 @@ export async function seedSingleSend(db: Db, userId: number, emails: string[], o
     messageIds.push(...ids.map((r) => r.id));
   }
   return { sendId: send.id, senderId: sender.id, groupId, messageIds };
+}
+
+/** What an automation email is made of, for `seedAutomationEmail`. */
+export interface SeedEmailInput {
+  subject?: string;
+  templateId?: number;
+  templateJson?: string | null;
+  templateHtml?: string | null;
+  senderName?: string | null;
+  senderAddress?: string | null;
+  /** The automation was deleted (its emails' pages must be gone). */
+  deleted?: boolean;
+}
+
+/** A draft automation of the account with one email (schedule); returns the email's utr. */
+export async function seedAutomationEmail(db: Db, userId: number, input: SeedEmailInput = {}): Promise<string> {
+  const now = isoMicros();
+  const automation = await db
+    .insertInto('automations')
+    .values({
+      user_id: userId,
+      utr: randomUUID(),
+      automation_name: 'Welcome series',
+      automation_type: 1,
+      automation_for: 1,
+      automation_for_table: 'contacts',
+      unsubscribe_group_id: null,
+      live_at: null,
+      deleted_at: input.deleted ? now : null,
+      created_at: now,
+      updated_at: now,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  const utr = randomUUID();
+  await db
+    .insertInto('automation_schedules')
+    .values({
+      user_id: userId,
+      automation_id: automation.id,
+      utr,
+      sender_id: 1,
+      from_sender: 'ada@example.com',
+      reply_to: 'ada@example.com',
+      sender_name: input.senderName === undefined ? 'Ada' : input.senderName,
+      sender_address: input.senderAddress === undefined ? '1 Main St, Springfield' : input.senderAddress,
+      subject: input.subject ?? 'Welcome aboard',
+      waiting_period: 0,
+      waiting_type: 'instantly',
+      template_id: input.templateId ?? 1,
+      preview_img: '',
+      template_json: input.templateJson ?? null,
+      template_html: input.templateHtml ?? null,
+      created_at: now,
+      updated_at: now,
+    })
+    .execute();
+  return utr;
 }

@@ -115,9 +115,12 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
   // Pause, resume and delete find an automation's unfinished messages.
   await db.schema.createIndex('mail_messages_automation_state').on('mail_messages').columns(['automation_id', 'state']).execute();
+  // The held messages (of paused automations), for resume and the queue depth.
+  await sql`create index mail_messages_held on mail_messages (automation_id) where state = 'held'`.execute(db);
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
+  await db.schema.dropIndex('mail_messages_held').execute();
   await db.schema.dropIndex('mail_messages_automation_state').execute();
   await db.schema.dropIndex('mail_messages_schedule_email').execute();
   await db.schema.alterTable('mail_messages').dropColumn('automation_schedule_id').execute();

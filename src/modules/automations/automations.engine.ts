@@ -1,50 +1,281 @@
 /**
- * The automations' part of the mail queue: who is enrolled, when each enrolled address's next
- * email is due, and turning due steps into queued messages. Service functions call the
- * transition functions here inside their own transaction.
+ * The automations' part of the mail queue: turning due steps into queued messages, and what
+ * set-live, pause, delete and email changes do to enrollments and queued mail.
  *
- * STUB: the signatures are fixed; the bodies are being written.
+ * An enrollment waits for `next_schedule_id`, due at `due_at`. Each worker tick, for every live
+ * automation with a due enrollment, batches of due enrollments are stepped, each batch in one
+ * transaction: those that must leave (unsubscribed, bounced, contact deleted, or out of the target
+ * with `exit_criteria` 1) are marked exited; the rest get one mail queue row for the email and move
+ * on to the next one (due after its wait from now), or to none. The automation row is locked
+ * `FOR SHARE` and the enrollments `FOR UPDATE SKIP LOCKED` (PostgreSQL), so several workers step
+ * different rows, and pause or an email change waits for a step in progress.
  */
+import { sql } from 'kysely';
 import type { AppDeps } from '../../deps.js';
 import type { Db } from '../../db/index.js';
-import type { AutomationRow, AutomationScheduleRow } from './automations.types.js';
+import { engineOf, isoPlusSeconds, lockSkippingLocked } from '../../db/dialect.js';
+import { suppressed } from '../../delivery/audience.js';
+import type { QueueHooks } from '../../queue/queue.types.js';
+import { wakeWorkers } from '../../queue/system-mail.js';
+import { isoMicros } from '../../util/time.js';
+import { enrollMembers } from './automations.enroll.js';
+import { renderAutomationBatch } from './automations.message.js';
+import { AUTOMATION_TYPE, waitMs, type AutomationRow, type AutomationScheduleRow } from './automations.types.js';
+
+/** Enrollments stepped per transaction. */
+const STEP_BATCH = 1000;
+
+/** Locks the automation's row against concurrent steps (PostgreSQL; SQLite writes one at a time). */
+async function lockAutomation(trx: Db, automationId: number): Promise<void> {
+  if (engineOf(trx) === 'postgres') await sql`select id from automations where id = ${automationId} for update`.execute(trx);
+}
 
 /**
- * Called by set-live, in its transaction, after the row was set to status 1 (and `live_at` filled
- * the first time): enrols the target's members (custom: every current member; welcome: those who
- * joined since `live_at`), releases the messages held by a pause, and wakes the workers.
+ * Called by set-live, in its transaction (which holds the account's membership lock), after the
+ * row was set to status 1: a custom automation enrols every current member (a welcome one only
+ * those who join later), messages held by a pause go back to the queue, and the workers wake.
  */
 export async function automationLive(trx: Db, deps: AppDeps, automation: AutomationRow, now: Date): Promise<void> {
-  void trx;
-  void deps;
-  void automation;
-  void now;
+  if (automation.automation_type === AUTOMATION_TYPE.custom) await enrollMembers(trx, automation, now);
+  const at = isoMicros(now);
+  await trx
+    .updateTable('mail_messages')
+    .set({ state: 'queued', next_attempt_at: at, updated_at: at })
+    .where('automation_id', '=', automation.id)
+    .where('state', '=', 'held')
+    .execute();
+  await wakeWorkers(trx);
 }
 
-/** Called by pause, in its transaction, after the row was set to status 0: holds its queued messages. */
+/**
+ * Called by pause, in its transaction, after the row was set to status 0: its queued messages are
+ * held (no worker claims them) until it is set live again. Messages a worker already claimed go out.
+ */
 export async function automationPaused(trx: Db, automationId: number, now: Date): Promise<void> {
-  void trx;
-  void automationId;
-  void now;
+  await trx
+    .updateTable('mail_messages')
+    .set({ state: 'held', updated_at: isoMicros(now) })
+    .where('automation_id', '=', automationId)
+    .where('state', '=', 'queued')
+    .execute();
 }
 
-/** Called by delete and bulk delete, in their transaction, after the rows were soft-deleted: cancels their unsent messages. */
+/** Called by delete and bulk delete, in their transaction, after the rows were soft-deleted: every enrollment stops, unsent messages are cancelled. */
 export async function automationsDeleted(trx: Db, automationIds: number[], now: Date): Promise<void> {
-  void trx;
-  void automationIds;
-  void now;
+  if (automationIds.length === 0) return;
+  const at = isoMicros(now);
+  await trx
+    .updateTable('mail_messages')
+    .set({ state: 'cancelled', last_error: 'the automation was deleted', updated_at: at })
+    .where('automation_id', 'in', automationIds)
+    .where('state', 'in', ['queued', 'held'])
+    .execute();
+  await trx
+    .updateTable('automation_enrollments')
+    .set({ state: 'exited', exit_reason: 'the automation was deleted', due_at: null, updated_at: at })
+    .where('automation_id', 'in', automationIds)
+    .where('state', '=', 'active')
+    .execute();
 }
 
-/** Called by schedule create, in its transaction, after the row was inserted: enrollments waiting at the end of the sequence wait for it. */
+/**
+ * Points the enrollments of `automationId` waiting for `from` (null: waiting at the end) at
+ * `to`, due its wait after their previous step (or at none).
+ */
+async function repoint(trx: Db, automationId: number, from: number | null, to: AutomationScheduleRow | undefined, now: Date) {
+  await trx
+    .updateTable('automation_enrollments')
+    .set({
+      next_schedule_id: to?.id ?? null,
+      due_at: to ? isoPlusSeconds(engineOf(trx), sql.ref('step_base_at'), waitMs(to) / 1000) : null,
+      updated_at: isoMicros(now),
+    })
+    .where('automation_id', '=', automationId)
+    .where('state', '=', 'active')
+    .where('next_schedule_id', from === null ? 'is' : '=', from)
+    .execute();
+}
+
+/**
+ * Called by schedule create, in its transaction, after the row was inserted: the enrollments that
+ * had every earlier email wait for it, its wait counted from their last step.
+ */
 export async function scheduleAdded(trx: Db, schedule: AutomationScheduleRow, now: Date): Promise<void> {
-  void trx;
-  void schedule;
-  void now;
+  await lockAutomation(trx, schedule.automation_id);
+  await repoint(trx, schedule.automation_id, null, schedule, now);
 }
 
-/** Called by schedule delete, in its transaction, before the row is deleted: enrollments waiting for it wait for the next one. */
+/**
+ * Called by schedule delete, in its transaction, before the row is deleted: the enrollments
+ * waiting for it wait for the next email instead, and its unsent messages are cancelled.
+ */
 export async function scheduleRemoved(trx: Db, schedule: AutomationScheduleRow, now: Date): Promise<void> {
-  void trx;
-  void schedule;
-  void now;
+  await lockAutomation(trx, schedule.automation_id);
+  const next = await trx
+    .selectFrom('automation_schedules')
+    .selectAll()
+    .where('automation_id', '=', schedule.automation_id)
+    .where('id', '>', schedule.id)
+    .orderBy('id')
+    .limit(1)
+    .executeTakeFirst();
+  await repoint(trx, schedule.automation_id, schedule.id, next, now);
+  await trx
+    .updateTable('mail_messages')
+    .set({ state: 'cancelled', last_error: 'the automation email was deleted', updated_at: isoMicros(now) })
+    .where('automation_schedule_id', '=', schedule.id)
+    .where('state', 'in', ['queued', 'held'])
+    .execute();
 }
+
+/** Live automations with the earliest due time of their enrollments (null: nothing waits). */
+async function liveAutomations(db: Db): Promise<Array<{ id: number; next_due: string | null }>> {
+  return db
+    .selectFrom('automations as a')
+    .select([
+      'a.id',
+      (eb) =>
+        eb
+          .selectFrom('automation_enrollments as e')
+          .select((e) => e.fn.min('e.due_at').as('d'))
+          .whereRef('e.automation_id', '=', 'a.id')
+          .where('e.state', '=', 'active')
+          .where('e.due_at', 'is not', null)
+          .as('next_due'),
+    ])
+    .where('a.status', '=', 1)
+    .where('a.deleted_at', 'is', null)
+    .execute() as Promise<Array<{ id: number; next_due: string | null }>>;
+}
+
+/** Why each of the enrollments `ids` must leave the automation now; those absent stay. */
+async function leaving(trx: Db, a: AutomationRow, ids: number[]): Promise<Map<number, string>> {
+  const member =
+    a.automation_for_table === 'segments'
+      ? sql`exists (
+          select 1 from segment_recipients r join segments s on s.id = r.segment_id
+          where r.segment_id = ${a.automation_for} and s.deleted_at is null
+            and (r.contact_id = e.contact_id or (e.contact_id is null and r.contact_id is null and r.email_key = e.email_key)))`
+      : sql`exists (
+          select 1 from contacts c
+          where c.id = e.contact_id and c.user_id = ${a.user_id} and c.contact_type_id = ${a.automation_for} and c.deleted_at is null)`;
+  const { rows } = await sql<{ id: number; reason: string | null }>`
+    select e.id, case
+      when ${suppressed(a.user_id, a.unsubscribe_group_id, sql.ref('e.email_key'))} then 'unsubscribed or bounced'
+      when e.contact_id is not null and not exists (select 1 from contacts c where c.id = e.contact_id and c.deleted_at is null)
+        then 'the contact was deleted'
+      when ${a.exit_criteria} = 1 and not ${member} then 'left the target'
+    end as reason
+    from automation_enrollments e
+    where e.id in (${sql.join(ids)})`.execute(trx);
+  return new Map(rows.filter((r) => r.reason !== null).map((r) => [Number(r.id), r.reason!]));
+}
+
+/**
+ * Steps one batch of the automation's due enrollments in one transaction (see the file comment).
+ * Returns how many enrollments it took (0: none due, or the automation is no longer live).
+ */
+async function stepBatch(deps: AppDeps, automationId: number, now: Date): Promise<number> {
+  const at = isoMicros(now);
+  return deps.database.db.transaction().execute(async (trx) => {
+    const engine = engineOf(trx);
+    const a = await trx
+      .selectFrom('automations')
+      .selectAll()
+      .where('id', '=', automationId)
+      .where('status', '=', 1)
+      .where('deleted_at', 'is', null)
+      .$if(engine === 'postgres', (q) => q.forShare())
+      .executeTakeFirst();
+    if (!a) return 0;
+    const { rows: due } = await sql<{ id: number; next_schedule_id: number | null }>`
+      select id, next_schedule_id from automation_enrollments
+      where automation_id = ${a.id} and state = 'active' and due_at <= ${at}
+      order by due_at, id
+      limit ${STEP_BATCH}
+      ${lockSkippingLocked(engine)}`.execute(trx);
+    if (due.length === 0) return 0;
+    const exits = await leaving(
+      trx,
+      a,
+      due.map((d) => d.id),
+    );
+    for (const reason of new Set(exits.values())) {
+      const ids = [...exits].filter(([, r]) => r === reason).map(([id]) => id);
+      await trx
+        .updateTable('automation_enrollments')
+        .set({ state: 'exited', exit_reason: reason, due_at: null, updated_at: at })
+        .where('id', 'in', ids)
+        .execute();
+    }
+    const schedules = await trx.selectFrom('automation_schedules').selectAll().where('automation_id', '=', a.id).orderBy('id').execute();
+    const staying = due.filter((d) => !exits.has(d.id));
+    let triggered = 0;
+    for (const scheduleId of new Set(staying.map((d) => d.next_schedule_id))) {
+      const ids = staying.filter((d) => d.next_schedule_id === scheduleId).map((d) => Number(d.id));
+      const email = schedules.find((s) => s.id === scheduleId);
+      // The email a row waited for is gone only if it was deleted without re-pointing: skip it.
+      const next = schedules.find((s) => s.id > (scheduleId ?? Infinity));
+      if (email) {
+        const inserted = await sql`
+          insert into mail_messages
+            (user_id, kind, automation_id, automation_schedule_id, contact_id, email, email_key, payload, next_attempt_at, created_at, updated_at)
+          select user_id, 'automation', automation_id, cast(${email.id} as integer), contact_id, email, email_key, payload,
+            cast(${at} as text), cast(${at} as text), cast(${at} as text)
+          from automation_enrollments where id in (${sql.join(ids)})
+          on conflict do nothing`.execute(trx);
+        triggered += Number(inserted.numAffectedRows ?? 0);
+      }
+      await trx
+        .updateTable('automation_enrollments')
+        .set({
+          last_schedule_id: email?.id ?? null,
+          next_schedule_id: next?.id ?? null,
+          step_base_at: at,
+          due_at: next ? isoMicros(new Date(now.getTime() + waitMs(next))) : null,
+          updated_at: at,
+        })
+        .where('id', 'in', ids)
+        .execute();
+    }
+    if (triggered > 0) {
+      await trx
+        .updateTable('automations')
+        .set((eb) => ({ total_triggered: eb('total_triggered', '+', triggered) }))
+        .where('id', '=', a.id)
+        .execute();
+      await wakeWorkers(trx);
+    }
+    return due.length;
+  });
+}
+
+/** Steps every due enrollment of every live automation. Returns how many enrollments were stepped. */
+export async function stepDueAutomations(deps: AppDeps, now: Date): Promise<number> {
+  const at = isoMicros(now);
+  let stepped = 0;
+  for (const a of await liveAutomations(deps.database.db)) {
+    if (a.next_due === null || a.next_due > at) continue;
+    for (;;) {
+      const n = await stepBatch(deps, a.id, now);
+      stepped += n;
+      if (n < STEP_BATCH) break;
+    }
+  }
+  return stepped;
+}
+
+/** When the next step of a live automation comes due, or null. */
+export async function nextStepDueAt(db: Db): Promise<Date | null> {
+  const dues = (await liveAutomations(db)).map((a) => a.next_due).filter((d): d is string => d !== null);
+  return dues.length === 0 ? null : new Date(dues.reduce((x, y) => (x < y ? x : y)));
+}
+
+/** What automations give the queue worker: the renderer of their messages and the tick hooks. */
+export const automationHooks = {
+  renderer: renderAutomationBatch,
+  beforeClaim: async (deps: AppDeps, now: Date) => {
+    await stepDueAutomations(deps, now);
+  },
+  nextWakeAt: (deps: AppDeps) => nextStepDueAt(deps.database.db),
+} satisfies Pick<QueueHooks, 'beforeClaim' | 'nextWakeAt'> & { renderer: QueueHooks['renderers']['automation'] };

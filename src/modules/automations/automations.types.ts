@@ -15,5 +15,7 @@ export const WAIT_SECONDS: Record<string, number> = { instantly: 0, hours: 3600,
 
 /** How long an email waits after the previous step (`instantly`: none, whatever `waiting_period` says). */
 export function waitMs(schedule: Pick<AutomationScheduleRow, 'waiting_type' | 'waiting_period'>): number {
-  return (WAIT_SECONDS[schedule.waiting_type] ?? 0) * Math.max(0, schedule.waiting_type === 'instantly' ? 0 : schedule.waiting_period) * 1000;
+  return (
+    (WAIT_SECONDS[schedule.waiting_type] ?? 0) * Math.max(0, schedule.waiting_type === 'instantly' ? 0 : schedule.waiting_period) * 1000
+  );
 }

@@ -10,6 +10,7 @@ import { customFieldsByName, selectFields } from '../fields/fields.queries.js';
 import { CONTACT_COLUMNS, RESERVED_EXTRAS, fieldLabel } from '../fields/fields.reserved.js';
 import { enqueueEvent } from '../notifications/notifications.events.js';
 import { syncSegmentMembership } from '../segments/segments.membership.js';
+import { enrollJoiners } from '../automations/automations.enroll.js';
 import { CsvFormatError, STD_COLUMNS, readContactCsv, sniffCsv, type ImportRow, type RowError } from './contacts.csv.parse.js';
 import { contactsByEmailKeys, contactSink, hasContacts, type ExistingContact } from './contacts.csv.queries.js';
 import { parseCustomValues, serializeCustomValues } from './contacts.values.js';
@@ -154,6 +155,7 @@ export async function importContactsCsv(deps: AppDeps, userId: number, upload: C
         throw err;
       }
       await syncSegmentMembership(trx, userId, { contactTypeId: typeId });
+      await enrollJoiners(trx, deps, userId, { contactTypeId: typeId });
       // The notification is queued with the import: both are committed, or neither.
       const details = { contact_type_id: typeId, created: summary.created, updated: summary.updated, skipped: summary.skipped };
       await enqueueEvent(trx, deps, userId, 'contacts.imported', details);

@@ -10,6 +10,7 @@ import { customFieldsByName } from '../fields/fields.queries.js';
 import { RESERVED_EXTRAS } from '../fields/fields.reserved.js';
 import { countryById } from '../geo/geo.data.js';
 import { syncSegmentMembership } from '../segments/segments.membership.js';
+import { enrollJoiners } from '../automations/automations.enroll.js';
 import {
   contactTypesByIds,
   countContacts,
@@ -116,18 +117,15 @@ function columnsOf(input: ContactInput, custom: CustomValues) {
 }
 
 /** Adds a contact; returns its id. */
-export async function addContact(
-  { database: { db } }: AppDeps,
-  userId: number,
-  input: ContactInput,
-  schemaFailures: FieldErrors,
-): Promise<number> {
+export async function addContact(deps: AppDeps, userId: number, input: ContactInput, schemaFailures: FieldErrors): Promise<number> {
+  const { db } = deps.database;
   const custom = await checkContact(db, userId, input, new Rules(schemaFailures), {});
-  // The contact and its segment membership change together.
+  // The contact, its segment membership and its automation enrollments change together.
   return uniqueOr('email', () =>
     db.transaction().execute(async (trx) => {
       const id = await insertContact(trx, { user_id: userId, ...columnsOf(input, custom) });
       await syncSegmentMembership(trx, userId, { contactIds: [id] });
+      await enrollJoiners(trx, deps, userId, { contactIds: [id] });
       return id;
     }),
   );
@@ -139,11 +137,12 @@ export async function addContact(
  * (`custom_field[name]=`) is cleared.
  */
 export async function updateContact(
-  { database: { db } }: AppDeps,
+  deps: AppDeps,
   userId: number,
   input: ContactInput & { contact_id: number },
   schemaFailures: FieldErrors,
 ): Promise<void> {
+  const { db } = deps.database;
   const rules = new Rules(schemaFailures);
   const row = rules.failed('contact_id') || !isDbId(input.contact_id) ? undefined : await findContact(db, userId, input.contact_id);
   if (!row && !rules.failed('contact_id')) throw new NotFound(RNF);
@@ -152,6 +151,7 @@ export async function updateContact(
     db.transaction().execute(async (trx) => {
       await updateContactRow(trx, userId, input.contact_id, columnsOf(input, custom));
       await syncSegmentMembership(trx, userId, { contactIds: [input.contact_id] });
+      await enrollJoiners(trx, deps, userId, { contactIds: [input.contact_id] });
     }),
   );
 }

@@ -7,6 +7,7 @@ import { TAKEN_FIELD_NAMES } from './fields.reserved.js';
 import { customFieldsByName, deleteCustomFieldAndValues, findCustomField, insertCustomField, selectFields } from './fields.queries.js';
 import { toField, type FieldRow } from './fields.schema.js';
 import { syncSegmentMembership } from '../segments/segments.membership.js';
+import { enrollJoiners } from '../automations/automations.enroll.js';
 
 /** Reserved fields (userId null) or the account's custom fields, as a list source. */
 export function listFields({ database: { db } }: AppDeps, userId: number | null) {
@@ -39,13 +40,15 @@ export async function createCustomField(
 }
 
 /** Deletes one of the account's custom fields and its values on every contact. */
-export async function deleteCustomField({ database: { db } }: AppDeps, userId: number, rawId: unknown): Promise<void> {
+export async function deleteCustomField(deps: AppDeps, userId: number, rawId: unknown): Promise<void> {
   const id = toId(rawId);
-  await db.transaction().execute(async (trx) => {
+  await deps.database.db.transaction().execute(async (trx) => {
     const field = id ? await findCustomField(trx, userId, id) : undefined;
     if (!field) throw new NotFound(RNF);
     await deleteCustomFieldAndValues(trx, userId, field.id, field.field_name);
     // Segments naming the field keep their conditions; the field now reads as empty (docs/segments.md).
     await syncSegmentMembership(trx, userId, { fieldName: field.field_name });
+    // Segments that now match more contacts bring joiners to automations.
+    await enrollJoiners(trx, deps, userId, {});
   });
 }

@@ -8,6 +8,7 @@ import { toId } from '../../http/schemas.js';
 import { findContactType } from '../contact-types/contact-types.queries.js';
 import { parseConditions, arity } from './segments.conditions.js';
 import { catalogueOf, refreshSegmentMembers } from './segments.membership.js';
+import { enrollJoiners } from '../automations/automations.enroll.js';
 import {
   emailInSegment,
   findRecipient,
@@ -96,6 +97,7 @@ export async function updateSegment(
     await updateSegmentRow(trx, userId, input.segment_id, values);
     const row = (await findSegment(trx, userId, input.segment_id))!;
     await refreshSegmentMembers(trx, row, await catalogueOf(trx, userId));
+    await enrollJoiners(trx, deps, userId, { segmentId: row.id });
   });
 }
 
@@ -131,9 +133,19 @@ export async function addRecipient(deps: AppDeps, userId: number, input: Recipie
     rules.add('email', messages.unique('email'));
   }
   rules.done();
-  // Two requests adding the same address at once: the unique index decides.
+  // Two requests adding the same address at once: the unique index decides. The recipient and its
+  // automation enrollments are written together, under the account's membership lock.
   return uniqueOr('email', () =>
-    insertHandRecipient(db, userId, segment!.id, { first_name: input.first_name, last_name: input.last_name, email: input.email }),
+    db.transaction().execute(async (trx) => {
+      await lockAccountSegments(trx, userId);
+      const id = await insertHandRecipient(trx, userId, segment!.id, {
+        first_name: input.first_name,
+        last_name: input.last_name,
+        email: input.email,
+      });
+      await enrollJoiners(trx, deps, userId, { segmentId: segment!.id });
+      return id;
+    }),
   );
 }
 

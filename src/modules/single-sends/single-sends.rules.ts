@@ -5,6 +5,7 @@
  */
 import { DateTime, IANAZone } from 'luxon';
 import type { AppDeps } from '../../deps.js';
+import type { RecipientRef } from '../../delivery/audience.js';
 import { messages, type Rules } from '../../http/messages.js';
 import { isoMicros } from '../../util/time.js';
 import { checkMailSender } from '../senders/senders.service.js';
@@ -13,11 +14,7 @@ import { findUnsubscribeGroup } from '../unsubscribes/groups.queries.js';
 import { liveContactTypeIds, liveSegmentIds } from './single-sends.queries.js';
 import type { SingleSendInput } from './single-sends.schema.js';
 
-/** A recipient target as stored and returned: `contacts_5` → `{id:'5', table:'contacts'}`. */
-export interface RecipientRef {
-  id: string;
-  table: 'contacts' | 'segments';
-}
+export type { RecipientRef };
 
 /** The zero date and time an immediate send shows. */
 export const ZERO_DATE = '0000-00-00';

@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { Selectable } from 'kysely';
 import type { SingleSendTable } from '../../db/types.js';
-import { refsOf } from './recipients.js';
+import { refsOf } from '../../delivery/audience.js';
 import { designFields } from '../templates/templates.schema.js';
 import { HeaderText, Id, ListMessage, Nullable, PagingQuery, QueryIds, Success, Text, Timestamp } from '../../http/schemas.js';
 

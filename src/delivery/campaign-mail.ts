@@ -1,0 +1,212 @@
+/**
+ * The mail of each recipient of a campaign (a single send, or an automation email), made when a
+ * worker is about to send it: the design compiled once per campaign (kept while it runs), then per
+ * recipient only string joins of the recipient's values into it, and the headers. Suppression is
+ * checked again here, at send time, so an address unsubscribed after it was queued is skipped.
+ */
+import { randomUUID } from 'node:crypto';
+import type { AppDeps } from '../deps.js';
+import type { Db } from '../db/index.js';
+import type { QueuedMessage, Rendered } from '../queue/queue.types.js';
+import { recipientValues, type RecipientInput } from './placeholders.js';
+import { compileDesign, OPEN_PIXEL, renderFor, type CompileInput, type CompiledDesign } from './render.js';
+import { trackingLinks } from './tracking.js';
+import type { MailMessage } from './transport.js';
+
+/** What the messages of one campaign share: its account, design, sender and unsubscribe group. */
+export interface CampaignSource {
+  userId: number;
+  /** Why its messages must not go any more (it was deleted), or null. */
+  cancelled: string | null;
+  /** The unsubscribe group its mail is sent under. */
+  groupId: number | null;
+  /** The compiled design (see `compiledOnce`). */
+  design: () => Promise<CompiledDesign>;
+  fromSender: string;
+  replyTo: string;
+  senderName: string | null;
+  senderAddress: string | null;
+}
+
+/**
+ * Compiled designs kept per worker, by campaign key. A campaign's design cannot change once it
+ * sends (a running single send cannot be updated; an automation email cannot be edited), so an
+ * entry never goes stale; the bound keeps memory flat when many run at once (the oldest entry goes
+ * first; one evicted is compiled again, nothing worse).
+ */
+const CACHE_SIZE = 32;
+const compiled = new Map<string, Promise<CompiledDesign>>();
+
+/** The compiled design of campaign `key`, compiled at most once while it stays in the cache. */
+export function compiledOnce(key: string, input: () => CompileInput): Promise<CompiledDesign> {
+  let entry = compiled.get(key);
+  if (!entry) {
+    entry = compileDesign(input());
+    // A failure is not kept: the next batch tries again.
+    entry.catch(() => compiled.delete(key));
+    compiled.set(key, entry);
+    if (compiled.size > CACHE_SIZE) compiled.delete(compiled.keys().next().value!);
+  }
+  return entry;
+}
+
+/** How many compiled designs this worker keeps (for tests of the bound). */
+export function compiledDesignsCached(): number {
+  return compiled.size;
+}
+
+type ContactRow = RecipientInput & {
+  id: number;
+  user_id: number;
+  custom_field: string | null;
+  deleted_at: string | null;
+};
+
+async function loadContacts(db: Db, ids: number[]): Promise<Map<number, ContactRow>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('contacts')
+    .select([
+      'id',
+      'user_id',
+      'first_name',
+      'last_name',
+      'email',
+      'alt_email',
+      'country',
+      'state',
+      'city',
+      'address_line1',
+      'address_line2',
+      'state_province_region',
+      'postal_code',
+      'custom_field',
+      'deleted_at',
+    ])
+    .where('id', 'in', ids)
+    .execute();
+  return new Map(rows.map((r) => [r.id, r]));
+}
+
+/**
+ * The addresses of the batch that must not be mailed any more, as `user:key` (global unsubscribe
+ * or hard bounce) and `user:key:group` (group unsubscribe), read in one query.
+ */
+async function loadSuppressions(db: Db, rows: QueuedMessage[]): Promise<Set<string>> {
+  const keys = [...new Set(rows.map((r) => r.email_key))];
+  const users = [...new Set(rows.map((r) => r.user_id))];
+  const found = await db
+    .selectFrom('unsubscribers')
+    .select(['user_id', 'email_key', 'unsubscribe_groups_id as group_id'])
+    .where('user_id', 'in', users)
+    .where('email_key', 'in', keys)
+    .unionAll(
+      db
+        .selectFrom('bounced_addresses')
+        .select(['user_id', 'email_key', (eb) => eb.cast<number | null>(eb.val(null), 'integer').as('group_id')])
+        .where('user_id', 'in', users)
+        .where('email_key', 'in', keys),
+    )
+    .execute();
+  return new Set(found.map((f) => (f.group_id === null ? `${f.user_id}:${f.email_key}` : `${f.user_id}:${f.email_key}:${f.group_id}`)));
+}
+
+function parseJson<T>(text: string | null): T | null {
+  if (!text) return null;
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    return null;
+  }
+}
+
+/** The host of PUBLIC_URL: the right-hand side of our Message-IDs. */
+function messageIdHost(publicUrl: string): string {
+  try {
+    return new URL(publicUrl).hostname || 'localhost';
+  } catch {
+    return 'localhost';
+  }
+}
+
+/**
+ * Renders a batch of claimed campaign messages, in order; `sourceOf` names each row's campaign. A
+ * message whose campaign is gone or deleted is cancelled; one whose address was unsubscribed
+ * (globally or from the campaign's group) or bounced, or whose contact was deleted, since it was
+ * queued is suppressed. Two queries per batch (contacts, suppressions) besides the caller's.
+ */
+export async function renderCampaignBatch(
+  deps: AppDeps,
+  rows: QueuedMessage[],
+  sourceOf: (row: QueuedMessage) => CampaignSource | undefined,
+): Promise<Rendered[]> {
+  if (rows.length === 0) return [];
+  const { db } = deps.database;
+  const contactIds = [...new Set(rows.map((r) => r.contact_id).filter((id): id is number => id !== null))];
+  const [contacts, suppressed] = await Promise.all([loadContacts(db, contactIds), loadSuppressions(db, rows)]);
+  const links = trackingLinks(deps.config);
+  const host = messageIdHost(deps.config.publicUrl);
+  const out: Rendered[] = [];
+  for (const row of rows) {
+    // A batch holds several accounts' messages: a campaign or contact is used only by its own account's rows.
+    const found = sourceOf(row);
+    const source = found?.userId === row.user_id ? found : undefined;
+    if (!source || source.cancelled !== null) {
+      out.push({ skip: 'cancelled', reason: source?.cancelled ?? 'what sent it no longer exists' });
+      continue;
+    }
+    const candidate = row.contact_id === null ? undefined : contacts.get(row.contact_id);
+    const contact = candidate?.user_id === row.user_id ? candidate : undefined;
+    const why = suppressed.has(`${row.user_id}:${row.email_key}`)
+      ? 'unsubscribed from every mail, or bounced'
+      : source.groupId !== null && suppressed.has(`${row.user_id}:${row.email_key}:${source.groupId}`)
+        ? 'unsubscribed from the unsubscribe group'
+        : row.contact_id !== null && (!contact || contact.deleted_at !== null)
+          ? 'the contact was deleted'
+          : null;
+    if (why) {
+      out.push({ skip: 'suppressed', reason: why });
+      continue;
+    }
+    out.push({ message: messageFor(source, row, await source.design(), contact, links, host) });
+  }
+  return out;
+}
+
+/** One recipient's mail: personalised parts and the headers of a bulk mail (RFC 8058 one-click unsubscribe). */
+function messageFor(
+  source: CampaignSource,
+  row: QueuedMessage,
+  design: CompiledDesign,
+  contact: ContactRow | undefined,
+  links: ReturnType<typeof trackingLinks>,
+  host: string,
+): MailMessage {
+  const recipient: RecipientInput = contact
+    ? { ...contact, custom: parseJson<Record<string, string>>(contact.custom_field) }
+    : { ...parseJson<{ first_name?: string; last_name?: string }>(row.payload), email: row.email };
+  const unsubscribeUrl = links.unsubscribeUrl(row.id);
+  const values = {
+    ...recipientValues(recipient),
+    unsubscribe_preferences: unsubscribeUrl,
+    [OPEN_PIXEL]: links.openUrl(row.id),
+  };
+  const shared = { sender_name: source.senderName ?? '', sender_address: source.senderAddress ?? '' };
+  const { subject, html, text } = renderFor(design, values, shared);
+  // The service receives no mail: the mailto reaches the sender's reply-to mailbox, whose reader
+  // can unsubscribe the address named by the token in the subject.
+  const mailto = `mailto:${source.replyTo}?subject=${encodeURIComponent(`unsubscribe ${links.unsubscribeToken(row.id)}`)}`;
+  return {
+    from: { name: source.senderName ?? '', address: source.fromSender },
+    to: row.email,
+    replyTo: source.replyTo,
+    subject,
+    html,
+    text,
+    messageId: row.message_id ?? `${randomUUID()}@${host}`,
+    headers: {
+      'List-Unsubscribe': `<${unsubscribeUrl}>, <${mailto}>`,
+      'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
+    },
+  };
+}

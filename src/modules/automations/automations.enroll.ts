@@ -1,0 +1,111 @@
+/**
+ * Who an automation runs for. An automation enrols each address of its target once, ever:
+ * a custom one every member when it goes live, and both kinds every contact that joins the target
+ * afterwards (added, imported, updated or edited into a segment). Joiners are enrolled in the
+ * transaction of the change that made them join, so an acknowledged import never loses its
+ * enrollments; an automation that went live and was paused keeps enrolling (its emails wait).
+ */
+import { sql } from 'kysely';
+import type { AppDeps } from '../../deps.js';
+import type { Db } from '../../db/index.js';
+import { engineOf } from '../../db/dialect.js';
+import { inList, pickOncePerAddress, targets, type RecipientRef } from '../../delivery/audience.js';
+import { isoMicros } from '../../util/time.js';
+import { waitMs, type AutomationRow } from './automations.types.js';
+
+/** Contact ids per statement: well under both engines' parameter limits. */
+const CHUNK = 1000;
+
+/** What a change can have brought into targets: some contacts, a whole contact type, a segment, or anything (`{}`). */
+export type JoinScope = { contactIds: number[] } | { contactTypeId: number } | { segmentId: number } | Record<string, never>;
+
+/** The automation's target as a recipient ref. */
+export function targetOf(a: Pick<AutomationRow, 'automation_for' | 'automation_for_table'>): RecipientRef {
+  return { id: String(a.automation_for), table: a.automation_for_table === 'segments' ? 'segments' : 'contacts' };
+}
+
+/**
+ * Enrols the members of the automation's target not enrolled yet (only `contactIds` of them when
+ * given), in the caller's transaction, with one `INSERT … SELECT` per chunk: each address once,
+ * waiting for the first email (due after its wait from `now`), or for none while the automation
+ * has no email. Returns how many were enrolled.
+ */
+export async function enrollMembers(trx: Db, automation: AutomationRow, now: Date, contactIds?: readonly number[]): Promise<number> {
+  const first = await trx
+    .selectFrom('automation_schedules')
+    .select(['id', 'waiting_type', 'waiting_period'])
+    .where('automation_id', '=', automation.id)
+    .orderBy('id')
+    .limit(1)
+    .executeTakeFirst();
+  const at = isoMicros(now);
+  const dueAt = first ? isoMicros(new Date(now.getTime() + waitMs(first))) : null;
+  const members = targets(engineOf(trx), automation.user_id, [targetOf(automation)]);
+  let enrolled = 0;
+  const chunks = contactIds === undefined ? [undefined] : chunk(contactIds);
+  for (const ids of chunks) {
+    const result = await sql`
+      insert into automation_enrollments
+        (user_id, automation_id, contact_id, email, email_key, payload, next_schedule_id, step_base_at, due_at, created_at, updated_at)
+      select cast(${automation.user_id} as integer), cast(${automation.id} as integer), p.contact_id, p.email, p.email_key, p.payload,
+        cast(${first?.id ?? null} as integer), cast(${at} as text), cast(${dueAt} as text), cast(${at} as text), cast(${at} as text)
+      from (
+        select t.contact_id, t.email, t.email_key, t.payload, ${pickOncePerAddress} as rn
+        from (${members}) t
+        where t.email_key is not null ${ids === undefined ? sql`` : sql`and ${inList('t.contact_id', ids)}`}
+      ) p
+      where p.rn = 1
+        and not exists (select 1 from automation_enrollments e where e.automation_id = ${automation.id} and e.email_key = p.email_key)
+      on conflict do nothing`.execute(trx);
+    enrolled += Number(result.numAffectedRows ?? 0);
+  }
+  return enrolled;
+}
+
+function chunk(ids: readonly number[]): number[][] {
+  const unique = [...new Set(ids)];
+  const out: number[][] = [];
+  for (let i = 0; i < unique.length; i += CHUNK) out.push(unique.slice(i, i + CHUNK));
+  return out;
+}
+
+/**
+ * Enrols the joiners a change brought to the account's automations that have gone live (live or
+ * paused, not deleted) and whose target the change touches. Call it in the change's transaction,
+ * after segment membership was brought up to date. On PostgreSQL the automations are locked
+ * `FOR SHARE`, so an email added meanwhile waits for this transaction and then sees its rows.
+ */
+export async function enrollJoiners(trx: Db, deps: AppDeps, userId: number, scope: JoinScope): Promise<number> {
+  if ('contactIds' in scope && scope.contactIds.length === 0) return 0;
+  const typeId = 'contactTypeId' in scope ? scope.contactTypeId : null;
+  const segmentId = 'segmentId' in scope ? scope.segmentId : null;
+  const automations = await trx
+    .selectFrom('automations')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .where('deleted_at', 'is', null)
+    .where('live_at', 'is not', null)
+    .$if(typeId !== null, (q) =>
+      q.where((eb) =>
+        eb.or([
+          eb.and([eb('automation_for_table', '=', 'contacts'), eb('automation_for', '=', typeId!)]),
+          eb.and([
+            eb('automation_for_table', '=', 'segments'),
+            eb(
+              'automation_for',
+              'in',
+              eb.selectFrom('segments').select('id').where('user_id', '=', userId).where('contact_type_id', '=', typeId!),
+            ),
+          ]),
+        ]),
+      ),
+    )
+    .$if(segmentId !== null, (q) => q.where('automation_for_table', '=', 'segments').where('automation_for', '=', segmentId!))
+    .orderBy('id')
+    .$if(engineOf(trx) === 'postgres', (q) => q.forShare())
+    .execute();
+  const now = deps.clock.now();
+  let enrolled = 0;
+  for (const a of automations) enrolled += await enrollMembers(trx, a, now, 'contactIds' in scope ? scope.contactIds : undefined);
+  return enrolled;
+}

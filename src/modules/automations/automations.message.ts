@@ -1,0 +1,51 @@
+/**
+ * The mail of each enrolled address for one automation email: the email (schedule) is the
+ * campaign source of the shared campaign renderer, under its automation's unsubscribe group.
+ */
+import type { AppDeps } from '../../deps.js';
+import { compiledOnce, renderCampaignBatch, type CampaignSource } from '../../delivery/campaign-mail.js';
+import type { QueuedMessage, Rendered } from '../../queue/queue.types.js';
+
+/**
+ * Renders a batch of claimed `automation` messages, in order (see `renderCampaignBatch`): one query
+ * for their emails and automations, then the shared renderer's two. A message whose email or
+ * automation was deleted is cancelled.
+ */
+export async function renderAutomationBatch(deps: AppDeps, rows: QueuedMessage[]): Promise<Rendered[]> {
+  const ids = [...new Set(rows.map((r) => r.automation_schedule_id).filter((id): id is number => id !== null))];
+  const emails =
+    ids.length === 0
+      ? []
+      : await deps.database.db
+          .selectFrom('automation_schedules as s')
+          .innerJoin('automations as a', 'a.id', 's.automation_id')
+          .selectAll('s')
+          .select(['a.unsubscribe_group_id', 'a.deleted_at as automation_deleted_at'])
+          .where('s.id', 'in', ids)
+          .execute();
+  const sources = new Map<number, CampaignSource>(
+    emails.map((s) => [
+      s.id,
+      {
+        userId: s.user_id,
+        cancelled: s.automation_deleted_at !== null ? 'the automation was deleted' : null,
+        groupId: s.unsubscribe_group_id,
+        design: () =>
+          compiledOnce(`automation_schedule:${s.id}`, () => ({
+            design: { templateId: s.template_id, templateJson: s.template_json, templateHtml: s.template_html },
+            subject: s.subject,
+            preheader: '',
+            footer: true,
+            openPixel: true,
+          })),
+        fromSender: s.from_sender,
+        replyTo: s.reply_to,
+        senderName: s.sender_name,
+        senderAddress: s.sender_address,
+      },
+    ]),
+  );
+  return renderCampaignBatch(deps, rows, (row) =>
+    row.automation_schedule_id === null ? undefined : sources.get(row.automation_schedule_id),
+  );
+}
