@@ -63,6 +63,18 @@ export async function addSchedule(c: Client, form: Record<string, unknown>): Pro
   return { id: r.body.id, utr: r.body.utr };
 }
 
+/** A new automation of account `c` with `n` emails (subjects `Email 1`, `Email 2`, …); returns its utr. */
+export async function automationWithEmails(
+  c: Client,
+  base: AutomationBase,
+  n: number,
+  extra: Record<string, unknown> = {},
+): Promise<string> {
+  const utr = await createAutomation(c, automationForm(base, extra));
+  for (let i = 1; i <= n; i++) await addSchedule(c, scheduleForm(base, utr, { subject: `Email ${i}` }));
+  return utr;
+}
+
 /** The automation as details shows it. */
 export async function automationDetails(c: Client, utr: string): Promise<Record<string, any>> {
   const r = await c.get('/automations/details', { utr });
