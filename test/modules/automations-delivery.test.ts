@@ -23,7 +23,7 @@ describe('automations: each enrolled address gets the sequence through the queue
 
   test('a welcome automation mails a contact added after go-live and not one added before; totals and the live event', async () => {
     assert.equal((await t.a.post('/notification-recipient/save', { email_address: 'boss@example.com', email_owner: 'Boss' })).status, 200);
-    const { type } = await typeWith(t.a, [['before@example.com', 'Early']]);
+    const { type, ids } = await typeWith(t.a, [['before@example.com', 'Early']]);
     const utr = await automationWith(t.a, {
       type: 'welcome',
       target: `contacts_${type}`,
@@ -33,6 +33,16 @@ describe('automations: each enrolled address gets the sequence through the queue
     });
     await act(t.a, '/automations/set-live', utr);
     await make.contact(t.a, { contact_type_id: type, email: 'after@example.com', first_name: 'Late' });
+    // A member from before go-live who is updated has not joined.
+    const upd = {
+      contact_id: ids[0],
+      contact_type_id: type,
+      first_name: 'Early',
+      last_name: 'Bird',
+      email: 'before@example.com',
+      country: 101,
+    };
+    assert.equal((await t.a.post('/contacts/update', upd)).status, 200);
     await drainQueue(t);
     assert.deepEqual(subjectsTo(t, 'after@example.com'), ['Welcome Late']);
     assert.deepEqual(subjectsTo(t, 'before@example.com'), []);

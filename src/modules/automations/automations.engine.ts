@@ -6,37 +6,40 @@
  * automation with a due enrollment, batches of due enrollments are stepped, each batch in one
  * transaction: those that must leave (unsubscribed, bounced, contact deleted, or out of the target
  * with `exit_criteria` 1) are marked exited; the rest get one mail queue row for the email and move
- * on to the next one (due after its wait from now), or to none. The automation row is locked
- * `FOR SHARE` and the enrollments `FOR UPDATE SKIP LOCKED` (PostgreSQL), so several workers step
- * different rows, and pause or an email change waits for a step in progress.
+ * on to the next one (due after its wait from now), or to none. On PostgreSQL the step locks the
+ * automation's row (`FOR NO KEY UPDATE`): steps of one automation run one at a time, and a pause or
+ * an email change waits for the step in progress (and the step for them); enrolling joiners
+ * (`FOR KEY SHARE`) and counting delivered mail go on beside it.
  */
 import { sql } from 'kysely';
 import type { AppDeps } from '../../deps.js';
 import type { Db } from '../../db/index.js';
-import { engineOf, isoPlusSeconds, lockSkippingLocked } from '../../db/dialect.js';
+import { engineOf, isoPlusSeconds } from '../../db/dialect.js';
 import { suppressed } from '../../delivery/audience.js';
 import type { QueueHooks } from '../../queue/queue.types.js';
 import { wakeWorkers } from '../../queue/system-mail.js';
 import { isoMicros } from '../../util/time.js';
-import { enrollMembers } from './automations.enroll.js';
+import { enrollMembers, MEMBER_BEFORE_LIVE } from './automations.enroll.js';
 import { renderAutomationBatch } from './automations.message.js';
 import { AUTOMATION_TYPE, waitMs, type AutomationRow, type AutomationScheduleRow } from './automations.types.js';
 
 /** Enrollments stepped per transaction. */
 const STEP_BATCH = 1000;
 
-/** Locks the automation's row against concurrent steps (PostgreSQL; SQLite writes one at a time). */
+/** Locks the automation's row against steps and enrollments in progress (PostgreSQL; SQLite writes one at a time). */
 async function lockAutomation(trx: Db, automationId: number): Promise<void> {
   if (engineOf(trx) === 'postgres') await sql`select id from automations where id = ${automationId} for update`.execute(trx);
 }
 
 /**
  * Called by set-live, in its transaction (which holds the account's membership lock), after the
- * row was set to status 1: a custom automation enrols every current member (a welcome one only
- * those who join later), messages held by a pause go back to the queue, and the workers wake.
+ * row was set to status 1: the current members not enrolled yet are enrolled (by a custom
+ * automation to get its emails; by a welcome one as already there, so only later joiners get
+ * them), messages held by a pause go back to the queue, and the workers wake.
  */
 export async function automationLive(trx: Db, deps: AppDeps, automation: AutomationRow, now: Date): Promise<void> {
-  if (automation.automation_type === AUTOMATION_TYPE.custom) await enrollMembers(trx, automation, now);
+  const welcome = automation.automation_type === AUTOMATION_TYPE.welcome;
+  await enrollMembers(trx, automation, now, welcome ? { asExited: MEMBER_BEFORE_LIVE } : {});
   const at = isoMicros(now);
   await trx
     .updateTable('mail_messages')
@@ -185,15 +188,19 @@ async function stepBatch(deps: AppDeps, automationId: number, now: Date): Promis
       .where('id', '=', automationId)
       .where('status', '=', 1)
       .where('deleted_at', 'is', null)
-      .$if(engine === 'postgres', (q) => q.forShare())
+      .$if(engine === 'postgres', (q) => q.forNoKeyUpdate())
       .executeTakeFirst();
     if (!a) return 0;
-    const { rows: due } = await sql<{ id: number; next_schedule_id: number | null }>`
-      select id, next_schedule_id from automation_enrollments
-      where automation_id = ${a.id} and state = 'active' and due_at <= ${at}
-      order by due_at, id
-      limit ${STEP_BATCH}
-      ${lockSkippingLocked(engine)}`.execute(trx);
+    const due = await trx
+      .selectFrom('automation_enrollments')
+      .select(['id', 'next_schedule_id'])
+      .where('automation_id', '=', a.id)
+      .where('state', '=', 'active')
+      .where('due_at', '<=', at)
+      .orderBy('due_at')
+      .orderBy('id')
+      .limit(STEP_BATCH)
+      .execute();
     if (due.length === 0) return 0;
     const exits = await leaving(
       trx,

@@ -1,9 +1,15 @@
 /**
- * Who an automation runs for. An automation enrols each address of its target once, ever:
- * a custom one every member when it goes live, and both kinds every contact that joins the target
- * afterwards (added, imported, updated or edited into a segment). Joiners are enrolled in the
- * transaction of the change that made them join, so an acknowledged import never loses its
- * enrollments; an automation that went live and was paused keeps enrolling (its emails wait).
+ * Who an automation runs for. An automation has one enrollment per address of its target, ever,
+ * made when the address joins or when the automation first goes live:
+ * - at go-live, every current member is enrolled: by a custom automation to run the sequence, by
+ *   a welcome one as already there (state `exited`: it never mails them);
+ * - afterwards, every address that joins the target (a contact added, imported, updated or edited
+ *   into a segment, a recipient added by hand) and has no enrollment yet is a joiner, enrolled to
+ *   run the sequence, in the transaction of the change that made it join: an acknowledged import
+ *   never loses its enrollments. An automation that went live and was paused keeps enrolling (its
+ *   emails wait).
+ * So every member of a gone-live automation's target has an enrollment, and "not enrolled yet" is
+ * exactly "joined since".
  */
 import { sql } from 'kysely';
 import type { AppDeps } from '../../deps.js';
@@ -24,13 +30,23 @@ export function targetOf(a: Pick<AutomationRow, 'automation_for' | 'automation_f
   return { id: String(a.automation_for), table: a.automation_for_table === 'segments' ? 'segments' : 'contacts' };
 }
 
+/** Why a welcome automation's members at go-live never get its emails. */
+export const MEMBER_BEFORE_LIVE = 'a member before the automation went live';
+
 /**
  * Enrols the members of the automation's target not enrolled yet (only `contactIds` of them when
  * given), in the caller's transaction, with one `INSERT … SELECT` per chunk: each address once,
  * waiting for the first email (due after its wait from `now`), or for none while the automation
- * has no email. Returns how many were enrolled.
+ * has no email. With `asExited` they are enrolled as having left already, with that reason.
+ * Returns how many were enrolled.
  */
-export async function enrollMembers(trx: Db, automation: AutomationRow, now: Date, contactIds?: readonly number[]): Promise<number> {
+export async function enrollMembers(
+  trx: Db,
+  automation: AutomationRow,
+  now: Date,
+  opts: { contactIds?: readonly number[]; asExited?: string } = {},
+): Promise<number> {
+  const { contactIds, asExited } = opts;
   const first = await trx
     .selectFrom('automation_schedules')
     .select(['id', 'waiting_type', 'waiting_period'])
@@ -39,16 +55,19 @@ export async function enrollMembers(trx: Db, automation: AutomationRow, now: Dat
     .limit(1)
     .executeTakeFirst();
   const at = isoMicros(now);
-  const dueAt = first ? isoMicros(new Date(now.getTime() + waitMs(first))) : null;
+  const dueAt = first && !asExited ? isoMicros(new Date(now.getTime() + waitMs(first))) : null;
+  const next = asExited ? null : (first?.id ?? null);
   const members = targets(engineOf(trx), automation.user_id, [targetOf(automation)]);
   let enrolled = 0;
   const chunks = contactIds === undefined ? [undefined] : chunk(contactIds);
   for (const ids of chunks) {
     const result = await sql`
       insert into automation_enrollments
-        (user_id, automation_id, contact_id, email, email_key, payload, next_schedule_id, step_base_at, due_at, created_at, updated_at)
+        (user_id, automation_id, contact_id, email, email_key, payload, state, exit_reason, next_schedule_id, step_base_at, due_at,
+         created_at, updated_at)
       select cast(${automation.user_id} as integer), cast(${automation.id} as integer), p.contact_id, p.email, p.email_key, p.payload,
-        cast(${first?.id ?? null} as integer), cast(${at} as text), cast(${dueAt} as text), cast(${at} as text), cast(${at} as text)
+        cast(${asExited ? 'exited' : 'active'} as text), cast(${asExited ?? null} as text), cast(${next} as integer),
+        cast(${at} as text), cast(${dueAt} as text), cast(${at} as text), cast(${at} as text)
       from (
         select t.contact_id, t.email, t.email_key, t.payload, ${pickOncePerAddress} as rn
         from (${members}) t
@@ -72,8 +91,8 @@ function chunk(ids: readonly number[]): number[][] {
 /**
  * Enrols the joiners a change brought to the account's automations that have gone live (live or
  * paused, not deleted) and whose target the change touches. Call it in the change's transaction,
- * after segment membership was brought up to date. On PostgreSQL the automations are locked
- * `FOR SHARE`, so an email added meanwhile waits for this transaction and then sees its rows.
+ * after segment membership was brought up to date, under the account's membership lock (which
+ * set-live takes too, so a go-live and a change never miss each other's members).
  */
 export async function enrollJoiners(trx: Db, deps: AppDeps, userId: number, scope: JoinScope): Promise<number> {
   if ('contactIds' in scope && scope.contactIds.length === 0) return 0;
@@ -102,10 +121,12 @@ export async function enrollJoiners(trx: Db, deps: AppDeps, userId: number, scop
     )
     .$if(segmentId !== null, (q) => q.where('automation_for_table', '=', 'segments').where('automation_for', '=', segmentId!))
     .orderBy('id')
-    .$if(engineOf(trx) === 'postgres', (q) => q.forShare())
+    // KEY SHARE: an email being added (FOR UPDATE) waits for this transaction; counters and steps do not.
+    .$if(engineOf(trx) === 'postgres', (q) => q.forKeyShare())
     .execute();
   const now = deps.clock.now();
   let enrolled = 0;
-  for (const a of automations) enrolled += await enrollMembers(trx, a, now, 'contactIds' in scope ? scope.contactIds : undefined);
+  for (const a of automations)
+    enrolled += await enrollMembers(trx, a, now, { contactIds: 'contactIds' in scope ? scope.contactIds : undefined });
   return enrolled;
 }
