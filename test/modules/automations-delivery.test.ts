@@ -47,7 +47,7 @@ describe('automations: each enrolled address gets the sequence through the queue
     assert.deepEqual(subjectsTo(t, 'after@example.com'), ['Welcome Late']);
     assert.deepEqual(subjectsTo(t, 'before@example.com'), []);
     const [mail] = t.sink!.to('after@example.com');
-    assert.match(mail.html!, /Welcome: hello Late/);
+    assert.match(mail.html!, /Welcome Late: hello Late/);
     assert.match(mail.header('list-unsubscribe')!, /^<https:\/\/mail\.example\.test\/u\/[^>]+>, <mailto:/);
     assert.equal(mail.header('list-unsubscribe-post'), 'List-Unsubscribe=One-Click');
     assert.match(mail.html!, /\/t\/open\/[^"]+\.gif/, 'the open pixel');
