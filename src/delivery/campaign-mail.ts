@@ -4,7 +4,6 @@
  * recipient only string joins of the recipient's values into it, and the headers. Suppression is
  * checked again here, at send time, so an address unsubscribed after it was queued is skipped.
  */
-import { randomUUID } from 'node:crypto';
 import type { AppDeps } from '../deps.js';
 import type { Db } from '../db/index.js';
 import type { QueuedMessage, Rendered } from '../queue/queue.types.js';
@@ -120,15 +119,6 @@ function parseJson<T>(text: string | null): T | null {
   }
 }
 
-/** The host of PUBLIC_URL: the right-hand side of our Message-IDs. */
-function messageIdHost(publicUrl: string): string {
-  try {
-    return new URL(publicUrl).hostname || 'localhost';
-  } catch {
-    return 'localhost';
-  }
-}
-
 /**
  * Renders a batch of claimed campaign messages, in order; `sourceOf` names each row's campaign. A
  * message whose campaign is gone or deleted is cancelled; one whose address was unsubscribed
@@ -145,7 +135,6 @@ export async function renderCampaignBatch(
   const contactIds = [...new Set(rows.map((r) => r.contact_id).filter((id): id is number => id !== null))];
   const [contacts, suppressed] = await Promise.all([loadContacts(db, contactIds), loadSuppressions(db, rows)]);
   const links = trackingLinks(deps.config);
-  const host = messageIdHost(deps.config.publicUrl);
   const out: Rendered[] = [];
   for (const row of rows) {
     // A batch holds several accounts' messages: a campaign or contact is used only by its own account's rows.
@@ -168,7 +157,7 @@ export async function renderCampaignBatch(
       out.push({ skip: 'suppressed', reason: why });
       continue;
     }
-    out.push({ message: messageFor(source, row, await source.design(), contact, links, host) });
+    out.push({ message: messageFor(source, row, await source.design(), contact, links) });
   }
   return out;
 }
@@ -180,7 +169,6 @@ function messageFor(
   design: CompiledDesign,
   contact: ContactRow | undefined,
   links: ReturnType<typeof trackingLinks>,
-  host: string,
 ): MailMessage {
   const recipient: RecipientInput = contact
     ? { ...contact, custom: parseJson<Record<string, string>>(contact.custom_field) }
@@ -203,7 +191,7 @@ function messageFor(
     subject,
     html,
     text,
-    messageId: row.message_id ?? `${randomUUID()}@${host}`,
+    messageId: links.messageId(row.id),
     headers: {
       'List-Unsubscribe': `<${unsubscribeUrl}>, <${mailto}>`,
       'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',

@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import type { Config } from '../config.js';
 import { createTokens } from '../util/tokens.js';
 
@@ -8,6 +9,15 @@ const UNSUBSCRIBE = 'unsubscribe';
 /** What a tracking or unsubscribe token names: one queued message (`mail_messages.id`). */
 interface Payload {
   m: number;
+}
+
+/** The host of PUBLIC_URL: the right-hand side of our Message-IDs. */
+function messageIdHost(publicUrl: string): string {
+  try {
+    return new URL(publicUrl).hostname || 'localhost';
+  } catch {
+    return 'localhost';
+  }
 }
 
 /**
@@ -21,7 +31,15 @@ export function trackingLinks(config: Pick<Config, 'appSecret' | 'publicUrl'>) {
     const p = tokens.verify<Payload>(purpose, token);
     return p && Number.isSafeInteger(p.m) && p.m > 0 ? p.m : null;
   };
+  const host = messageIdHost(config.publicUrl);
   return {
+    /**
+     * The message's `Message-ID`: the same every time the row is rendered (a message sent again
+     * after a crash carries the same id, so receiving systems can drop the copy), unique per row
+     * and installation (an HMAC of the row id with APP_SECRET), and telling nothing.
+     */
+    messageId: (messageId: number) =>
+      `${createHmac('sha256', config.appSecret).update(`message-id:${messageId}`).digest('base64url').slice(0, 24)}.${messageId}@${host}`,
     openToken: (messageId: number) => tokens.sign(OPEN, { m: messageId } satisfies Payload),
     unsubscribeToken: (messageId: number) => tokens.sign(UNSUBSCRIBE, { m: messageId } satisfies Payload),
     openUrl(messageId: number): string {
