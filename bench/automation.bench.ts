@@ -7,7 +7,7 @@
  * mail. See bench/README.md.
  * Knobs (env): BENCH_RECIPIENTS (50000), BENCH_ENGINES (sqlite,postgres).
  */
-import { benchDatabase, pgReachable, seedAccount, seedContacts, type Engine } from './lib/db.js';
+import { benchDatabase, seedAccount, seedContacts, type Engine } from './lib/db.js';
 import { fmt, printFigure } from './lib/measure.js';
 import {
   createSend,
@@ -21,7 +21,7 @@ import {
   waitCompleted,
 } from './lib/sends.js';
 import { startServer } from './lib/server.js';
-import { startSink, tallyRecipients, type BenchSink } from './lib/sink.js';
+import { runWithSink, tallyRecipients, type BenchSink } from './lib/sink.js';
 
 const N = Number(process.env.BENCH_RECIPIENTS ?? 50_000);
 const ENGINES = (process.env.BENCH_ENGINES ?? 'sqlite,postgres').split(',') as Engine[];
@@ -121,22 +121,4 @@ async function benchEngine(engine: Engine, sink: BenchSink): Promise<void> {
   }
 }
 
-async function main(): Promise<void> {
-  const sink = await startSink();
-  try {
-    for (const engine of ENGINES) {
-      if (engine === 'postgres' && !(await pgReachable())) {
-        console.log('\n== postgres: not reachable, skipped');
-        continue;
-      }
-      await benchEngine(engine, sink);
-    }
-  } finally {
-    await sink.stop();
-  }
-}
-
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
-});
+runWithSink(ENGINES, benchEngine);

@@ -8,7 +8,7 @@
  * `sqlite,postgres`), BENCH_VERBOSE=1.
  */
 import { isoMicros } from '../src/util/time.js';
-import { benchDatabase, pgReachable, seedAccount, seedContacts, type Engine } from './lib/db.js';
+import { benchDatabase, seedAccount, seedContacts, type Engine } from './lib/db.js';
 import { fmt } from './lib/measure.js';
 import {
   createSend,
@@ -21,7 +21,7 @@ import {
   waitCompleted,
 } from './lib/sends.js';
 import { startServer, type BenchServer } from './lib/server.js';
-import { startSink, tallyRecipients, type BenchSink } from './lib/sink.js';
+import { runWithSink, tallyRecipients, type BenchSink } from './lib/sink.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 20);
 const N = Number(process.env.BENCH_RECIPIENTS ?? 20_000);
@@ -112,22 +112,4 @@ async function chaosEngine(engine: Engine, sink: BenchSink): Promise<void> {
   }
 }
 
-async function main(): Promise<void> {
-  const sink = await startSink();
-  try {
-    for (const engine of ENGINES) {
-      if (engine === 'postgres' && !(await pgReachable())) {
-        console.log('\n== postgres: not reachable, skipped');
-        continue;
-      }
-      await chaosEngine(engine, sink);
-    }
-  } finally {
-    await sink.stop();
-  }
-}
-
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
-});
+runWithSink(ENGINES, chaosEngine);

@@ -11,12 +11,12 @@
  * BENCH_PROF=1 (CPU profile of the server of the large send in /tmp/prof-send), BENCH_VERBOSE=1.
  */
 import { readFileSync } from 'node:fs';
-import { benchDatabase, pgReachable, seedAccount, seedContacts, type Engine } from './lib/db.js';
+import { benchDatabase, seedAccount, seedContacts, type Engine } from './lib/db.js';
 import { fmt, peakRssKb, printFigure, sampleMemory } from './lib/measure.js';
 import { sendBaseline, sendRaw } from './lib/send-baseline.js';
 import { createSend, SEND_APP_SECRET, SEND_PUBLIC_URL, seedSenderAndGroup, seededEmails, sendForm, waitCompleted } from './lib/sends.js';
 import { startServer } from './lib/server.js';
-import { startSink, tallyRecipients, type BenchSink } from './lib/sink.js';
+import { runWithSink, tallyRecipients, type BenchSink } from './lib/sink.js';
 
 const N = Number(process.env.BENCH_RECIPIENTS ?? 100_000);
 const SMALL = Number(process.env.BENCH_SMALL ?? Math.round(N / 10));
@@ -153,22 +153,4 @@ async function benchEngine(engine: Engine, sink: BenchSink): Promise<void> {
   }
 }
 
-async function main(): Promise<void> {
-  const sink = await startSink();
-  try {
-    for (const engine of ENGINES) {
-      if (engine === 'postgres' && !(await pgReachable())) {
-        console.log('\n== postgres: not reachable, skipped');
-        continue;
-      }
-      await benchEngine(engine, sink);
-    }
-  } finally {
-    await sink.stop();
-  }
-}
-
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
-});
+runWithSink(ENGINES, benchEngine);

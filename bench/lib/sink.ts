@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { pgReachable, type Engine } from './db.js';
 
 const ENTRY = fileURLToPath(new URL('./smtp-sink-process.ts', import.meta.url));
 
@@ -80,4 +81,29 @@ export function tallyRecipients(
   let unexpected = 0;
   for (const [k, n] of counts) if (!want.has(k)) unexpected += n;
   return { missed, duplicated, unexpected };
+}
+
+/**
+ * The main of the mail benchmarks: starts the sink, runs `bench` for each engine in turn
+ * (PostgreSQL skipped with a line when it is not reachable), stops the sink; a failure is printed
+ * and exits 1.
+ */
+export function runWithSink(engines: Engine[], bench: (engine: Engine, sink: BenchSink) => Promise<void>): void {
+  (async () => {
+    const sink = await startSink();
+    try {
+      for (const engine of engines) {
+        if (engine === 'postgres' && !(await pgReachable())) {
+          console.log('\n== postgres: not reachable, skipped');
+          continue;
+        }
+        await bench(engine, sink);
+      }
+    } finally {
+      await sink.stop();
+    }
+  })().catch((err) => {
+    console.error(err);
+    process.exit(1);
+  });
 }

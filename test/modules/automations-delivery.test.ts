@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { drainQueue, make } from '../helpers.js';
 import { upload } from './contacts-csv.helpers.js';
 import { group, setupSends, typeWith, verifiedSender, type SendsContext } from './single-sends.helpers.js';
-import { act, addEmail, automationDetails, automationWith, subjectsTo } from './automations-delivery.helpers.js';
+import { act, addEmail, automationDetails, automationWith, subjectsTo, type EmailSpec } from './automations-delivery.helpers.js';
 
 const HOUR = 3600_000;
 const DAY = 24 * HOUR;
@@ -20,6 +20,14 @@ describe('automations: each enrolled address gets the sequence through the queue
     await drainQueue(t); // the sender's verification mail
   });
   after(() => t.close());
+
+  /** A live welcome automation with `emails` on a new, empty contact type. */
+  async function liveWelcome(emails: EmailSpec[]): Promise<{ type: number; utr: string }> {
+    const { type } = await typeWith(t.a, []);
+    const utr = await automationWith(t.a, { type: 'welcome', target: `contacts_${type}`, group: grp, sender, emails });
+    await act(t.a, '/automations/set-live', utr);
+    return { type, utr };
+  }
 
   test('a welcome automation mails a contact added after go-live and not one added before; totals and the live event', async () => {
     assert.equal((await t.a.post('/notification-recipient/save', { email_address: 'boss@example.com', email_owner: 'Boss' })).status, 200);
@@ -116,15 +124,11 @@ describe('automations: each enrolled address gets the sequence through the queue
   });
 
   test('three emails waiting instantly, 2 hours and 1 day arrive in order, each at its time and not before', async () => {
-    const { type } = await typeWith(t.a, []);
-    const utr = await automationWith(t.a, {
-      type: 'welcome',
-      target: `contacts_${type}`,
-      group: grp,
-      sender,
-      emails: [{ subject: 'First' }, { subject: 'Second', wait: [2, 'hours'] }, { subject: 'Third', wait: [1, 'days'] }],
-    });
-    await act(t.a, '/automations/set-live', utr);
+    const { type } = await liveWelcome([
+      { subject: 'First' },
+      { subject: 'Second', wait: [2, 'hours'] },
+      { subject: 'Third', wait: [1, 'days'] },
+    ]);
     await make.contact(t.a, { contact_type_id: type, email: 'seq@example.com' });
     await drainQueue(t);
     assert.deepEqual(subjectsTo(t, 'seq@example.com'), ['First']);
@@ -146,15 +150,7 @@ describe('automations: each enrolled address gets the sequence through the queue
   });
 
   test('pause holds due emails and joiners; set live again sends what came due meanwhile; the paused event is mailed', async () => {
-    const { type } = await typeWith(t.a, []);
-    const utr = await automationWith(t.a, {
-      type: 'welcome',
-      target: `contacts_${type}`,
-      group: grp,
-      sender,
-      emails: [{ subject: 'P1' }, { subject: 'P2', wait: [1, 'hours'] }],
-    });
-    await act(t.a, '/automations/set-live', utr);
+    const { type, utr } = await liveWelcome([{ subject: 'P1' }, { subject: 'P2', wait: [1, 'hours'] }]);
     await make.contact(t.a, { contact_type_id: type, email: 'p@example.com' });
     await drainQueue(t);
     assert.deepEqual(subjectsTo(t, 'p@example.com'), ['P1']);
@@ -176,9 +172,7 @@ describe('automations: each enrolled address gets the sequence through the queue
   });
 
   test('a pause holds mail already queued and not yet claimed; set live releases it', async () => {
-    const { type } = await typeWith(t.a, []);
-    const utr = await automationWith(t.a, { type: 'welcome', target: `contacts_${type}`, group: grp, sender, emails: [{ subject: 'Q1' }] });
-    await act(t.a, '/automations/set-live', utr);
+    const { type, utr } = await liveWelcome([{ subject: 'Q1' }]);
     await make.contact(t.a, { contact_type_id: type, email: 'held@example.com' });
     // A worker tick steps the enrollment into the queue, claiming nothing more than the hooks' work.
     await drainQueue(t, { batchSize: 0 });
@@ -246,15 +240,7 @@ describe('automations: each enrolled address gets the sequence through the queue
   });
 
   test('an unsubscribe through the first email ends the sequence, and opens and the unsubscribe are counted', async () => {
-    const { type } = await typeWith(t.a, []);
-    const utr = await automationWith(t.a, {
-      type: 'welcome',
-      target: `contacts_${type}`,
-      group: grp,
-      sender,
-      emails: [{ subject: 'U1' }, { subject: 'U2', wait: [1, 'hours'] }],
-    });
-    await act(t.a, '/automations/set-live', utr);
+    const { type, utr } = await liveWelcome([{ subject: 'U1' }, { subject: 'U2', wait: [1, 'hours'] }]);
     await make.contact(t.a, { contact_type_id: type, email: 'unsub@example.com' });
     await make.contact(t.a, { contact_type_id: type, email: 'keeps@example.com' });
     await drainQueue(t);
@@ -279,15 +265,7 @@ describe('automations: each enrolled address gets the sequence through the queue
   });
 
   test('a hard bounce counts in total_bounces and ends the sequence for that address', async () => {
-    const { type } = await typeWith(t.a, []);
-    const utr = await automationWith(t.a, {
-      type: 'welcome',
-      target: `contacts_${type}`,
-      group: grp,
-      sender,
-      emails: [{ subject: 'B1' }, { subject: 'B2', wait: [1, 'hours'] }],
-    });
-    await act(t.a, '/automations/set-live', utr);
+    const { type, utr } = await liveWelcome([{ subject: 'B1' }, { subject: 'B2', wait: [1, 'hours'] }]);
     t.sink!.reject('bad-box@example.com', 550);
     await make.contact(t.a, { contact_type_id: type, email: 'bad-box@example.com' });
     await drainQueue(t);
@@ -300,15 +278,7 @@ describe('automations: each enrolled address gets the sequence through the queue
   });
 
   test('delete stops every enrollment and cancels mail not yet sent', async () => {
-    const { type } = await typeWith(t.a, []);
-    const utr = await automationWith(t.a, {
-      type: 'welcome',
-      target: `contacts_${type}`,
-      group: grp,
-      sender,
-      emails: [{ subject: 'D1' }, { subject: 'D2', wait: [1, 'hours'] }],
-    });
-    await act(t.a, '/automations/set-live', utr);
+    const { type, utr } = await liveWelcome([{ subject: 'D1' }, { subject: 'D2', wait: [1, 'hours'] }]);
     await make.contact(t.a, { contact_type_id: type, email: 'del1@example.com' });
     await drainQueue(t);
     await make.contact(t.a, { contact_type_id: type, email: 'del2@example.com' });
@@ -324,9 +294,7 @@ describe('automations: each enrolled address gets the sequence through the queue
   });
 
   test('an email added to a live automation reaches the enrollments that have not passed that point', async () => {
-    const { type } = await typeWith(t.a, []);
-    const utr = await automationWith(t.a, { type: 'welcome', target: `contacts_${type}`, group: grp, sender, emails: [{ subject: 'A1' }] });
-    await act(t.a, '/automations/set-live', utr);
+    const { type, utr } = await liveWelcome([{ subject: 'A1' }]);
     await make.contact(t.a, { contact_type_id: type, email: 'grow@example.com' });
     await drainQueue(t);
     await addEmail(t.a, utr, sender, { subject: 'A2', wait: [1, 'days'] });
@@ -348,15 +316,7 @@ describe('automations: each enrolled address gets the sequence through the queue
   });
 
   test('a CSV import into the target enrols every imported contact in the import itself; another account never joins', async () => {
-    const { type } = await typeWith(t.a, []);
-    const utr = await automationWith(t.a, {
-      type: 'welcome',
-      target: `contacts_${type}`,
-      group: grp,
-      sender,
-      emails: [{ subject: 'Imported' }],
-    });
-    await act(t.a, '/automations/set-live', utr);
+    const { type, utr } = await liveWelcome([{ subject: 'Imported' }]);
     const rows = Array.from({ length: 300 }, (_, i) => `imp${i}@example.com,Imp${i},Doe,101`);
     const r = await upload(t.a, type, `email,first_name,last_name,country\n${rows.join('\n')}\n`);
     assert.equal(r.status, 200, r.text);
@@ -397,15 +357,7 @@ describe('automations: each enrolled address gets the sequence through the queue
   });
 
   test('two workers stepping the same due enrollments at once queue each email once', async () => {
-    const { type } = await typeWith(t.a, []);
-    const utr = await automationWith(t.a, {
-      type: 'welcome',
-      target: `contacts_${type}`,
-      group: grp,
-      sender,
-      emails: [{ subject: 'Race' }],
-    });
-    await act(t.a, '/automations/set-live', utr);
+    const { type, utr } = await liveWelcome([{ subject: 'Race' }]);
     const rows = Array.from({ length: 2500 }, (_, i) => `race${i}@example.com,R,Doe,101`);
     assert.equal((await upload(t.a, type, `email,first_name,last_name,country\n${rows.join('\n')}\n`)).status, 200);
     await Promise.all([drainQueue(t), drainQueue(t)]);
@@ -416,9 +368,7 @@ describe('automations: each enrolled address gets the sequence through the queue
   });
 
   test('the automation queue depth is on /metrics', async () => {
-    const { type } = await typeWith(t.a, []);
-    const utr = await automationWith(t.a, { type: 'welcome', target: `contacts_${type}`, group: grp, sender, emails: [{ subject: 'M1' }] });
-    await act(t.a, '/automations/set-live', utr);
+    const { type, utr } = await liveWelcome([{ subject: 'M1' }]);
     await make.contact(t.a, { contact_type_id: type, email: 'm1@example.com' });
     await make.contact(t.a, { contact_type_id: type, email: 'm2@example.com' });
     await drainQueue(t, { batchSize: 0 });
