@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { drainQueue, make } from '../helpers.js';
+import { drainQueue, ENGINE, make } from '../helpers.js';
+import { queueHooks } from '../../src/queue/hooks.js';
+import { startWorker } from '../../src/queue/worker.js';
 import { upload } from './contacts-csv.helpers.js';
 import { group, setupSends, typeWith, verifiedSender, type SendsContext } from './single-sends.helpers.js';
 import { act, addEmail, automationDetails, automationWith, subjectsTo, type EmailSpec } from './automations-delivery.helpers.js';
@@ -365,6 +367,21 @@ describe('automations: each enrolled address gets the sequence through the queue
     assert.equal(races.length, 2500);
     assert.equal(new Set(races.map((m) => m.envelope.to[0])).size, 2500);
     assert.equal((await automationDetails(t.a, utr)).total_triggered, 2500);
+  });
+
+  test(`a joiner wakes an idle worker (${ENGINE === 'postgres' ? 'a NOTIFY through the listener' : 'polling'})`, async () => {
+    const { type } = await liveWelcome([{ subject: 'Woken' }]);
+    const listener = t.database.listener;
+    for (let i = 0; i < 100 && listener && !listener.isListening(); i++) await new Promise((r) => setTimeout(r, 20));
+    // On PostgreSQL no poll could find the joiner in time: only the notification of its enrolment wakes the worker.
+    const worker = startWorker(t.deps, queueHooks(), ENGINE === 'postgres' ? { pollMs: 60_000, idleMaxMs: 60_000 } : { pollMs: 50 });
+    try {
+      await new Promise((r) => setTimeout(r, 150));
+      await make.contact(t.a, { contact_type_id: type, email: 'woken@example.com' });
+      await t.sink!.waitFor((m) => m.envelope.to.includes('woken@example.com'), 5000);
+    } finally {
+      await worker.stop();
+    }
   });
 
   test('the automation queue depth is on /metrics', async () => {

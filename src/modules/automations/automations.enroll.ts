@@ -16,6 +16,7 @@ import type { AppDeps } from '../../deps.js';
 import type { Db } from '../../db/index.js';
 import { engineOf } from '../../db/dialect.js';
 import { inList, pickOncePerAddress, targets, type RecipientRef } from '../../delivery/audience.js';
+import { wakeWorkers } from '../../queue/system-mail.js';
 import { isoMicros } from '../../util/time.js';
 import { waitMs, type AutomationRow } from './automations.types.js';
 
@@ -36,6 +37,8 @@ export const MEMBER_BEFORE_LIVE = 'a member before the automation went live';
 /**
  * Enrols the members of the automation's target not enrolled yet (only `contactIds` of them when
  * given), in the caller's transaction, with one `INSERT … SELECT` per chunk: each address once,
+ * those enrolled before skipped by the unique index (a `NOT EXISTS` here made PostgreSQL probe the
+ * table by a scan planned while it was empty, which grew with the statement's own rows: quadratic),
  * waiting for the first email (due after its wait from `now`), or for none while the automation
  * has no email. With `asExited` they are enrolled as having left already, with that reason.
  * Returns how many were enrolled.
@@ -74,7 +77,6 @@ export async function enrollMembers(
         where t.email_key is not null ${ids === undefined ? sql`` : sql`and ${inList('t.contact_id', ids)}`}
       ) p
       where p.rn = 1
-        and not exists (select 1 from automation_enrollments e where e.automation_id = ${automation.id} and e.email_key = p.email_key)
       on conflict do nothing`.execute(trx);
     enrolled += Number(result.numAffectedRows ?? 0);
   }
@@ -128,5 +130,7 @@ export async function enrollJoiners(trx: Db, deps: AppDeps, userId: number, scop
   let enrolled = 0;
   for (const a of automations)
     enrolled += await enrollMembers(trx, a, now, { contactIds: 'contactIds' in scope ? scope.contactIds : undefined });
+  // Idle workers wake at the commit: a first email that waits `instantly` is due now.
+  if (enrolled > 0) await wakeWorkers(trx);
   return enrolled;
 }
