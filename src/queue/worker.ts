@@ -27,7 +27,7 @@ export interface WorkerOptions {
   batchSize?: number;
   /** Messages handed to the transport at once (default: the SMTP pool's connections). */
   concurrency?: number;
-  /** Sent messages marked per database write (default 20). */
+  /** Sent messages marked per database write (default 10). */
   flushSize?: number;
   /** How long a claim holds a message (default 60 s); renewed every third of it while the worker works. */
   leaseMs?: number;
@@ -46,9 +46,9 @@ export interface Worker {
   readonly id: string;
   /**
    * The most messages that can be handed to the SMTP server and not yet marked sent at any
-   * moment: a worker hands a new message over only while fewer than `flushSize` accepted ones
+   * moment: a worker hands a new message over only while fewer than `2 × flushSize` accepted ones
    * wait for their mark, and at most `concurrency` are with the transport, so the bound is
-   * `concurrency + flushSize` (one less, exactly). A crash re-sends at most this many.
+   * `concurrency + 2 × flushSize` (one less, exactly). A crash re-sends at most this many.
    */
   readonly inFlightWindow: number;
   /** One round: start due work, claim a batch, render, send, mark, settle. Returns how many messages it claimed. */
@@ -57,9 +57,12 @@ export interface Worker {
   stop(): Promise<void>;
 }
 
+/** Sent messages marked per database write, by default. */
+const FLUSH_SIZE = 10;
+
 /** The in-flight window of a worker with these options (see `Worker.inFlightWindow`). */
 export function inFlightWindow(opts: Pick<WorkerOptions, 'concurrency' | 'flushSize'> = {}): number {
-  return (opts.concurrency ?? SMTP_POOL_CONNECTIONS) + (opts.flushSize ?? 20);
+  return (opts.concurrency ?? SMTP_POOL_CONNECTIONS) + 2 * (opts.flushSize ?? FLUSH_SIZE);
 }
 
 /** A fresh lease owner name: readable in the table (host and pid), unique thanks to the tag. */
@@ -83,7 +86,7 @@ export function startWorker(deps: AppDeps, hooks: QueueHooks, opts: WorkerOption
   const id = opts.id ?? workerName();
   const batchSize = opts.batchSize ?? 100;
   const concurrency = opts.concurrency ?? SMTP_POOL_CONNECTIONS;
-  const flushSize = opts.flushSize ?? 20;
+  const flushSize = opts.flushSize ?? FLUSH_SIZE;
   const leaseMs = opts.leaseMs ?? 60_000;
   const pollMs = opts.pollMs ?? 1000;
   const idleMaxMs = opts.idleMaxMs ?? 30_000;
@@ -139,14 +142,19 @@ export function startWorker(deps: AppDeps, hooks: QueueHooks, opts: WorkerOption
 
   /**
    * Hands one rendered message to the transport and buffers its outcome. Accepted messages not yet
-   * marked are what a crash would send again, so none is handed over while `flushSize` of them
-   * wait for their write: the exposure stays within the in-flight window.
+   * marked are what a crash would send again, so none is handed over while `2 × flushSize` of them
+   * wait (one batch being written, one filling): the exposure stays within the in-flight window.
+   * Marks are written in the background as each batch of `flushSize` fills, so sending goes on
+   * during the write.
    */
   const sendOne = async (row: QueuedMessage, message: MailMessage) => {
-    if (unmarked >= flushSize) await flush();
-    // The marks cannot be written (the database is away): stop sending; the tick fails and the
-    // unsent messages come back when their lease ends.
-    if (unmarked >= flushSize) throw new Error('mail queue: sent marks cannot be written');
+    while (unmarked >= 2 * flushSize) {
+      const before = unmarked;
+      await flush();
+      // The marks cannot be written (the database is away): stop sending; the tick fails and the
+      // unsent messages come back when their lease ends.
+      if (unmarked >= before) throw new Error('mail queue: sent marks cannot be written');
+    }
     try {
       const r = await deps.transport.send(message);
       sent.push({ id: row.id, messageId: r.messageId });
@@ -156,7 +164,8 @@ export function startWorker(deps: AppDeps, hooks: QueueHooks, opts: WorkerOption
       if (err instanceof TransportError && err.permanent) bounces.push({ id: row.id, error });
       else retries.push({ id: row.id, error });
     }
-    if (unmarked >= flushSize || retries.length + bounces.length >= flushSize) await flush();
+    // flush() never rejects (a failed write keeps its marks for the next), so it can run unawaited.
+    if (sent.length >= flushSize || retries.length + bounces.length >= flushSize) void flush();
   };
 
   /** Renders the rows of each kind through its renderer; a renderer that throws makes its rows temporary failures. */
