@@ -1,7 +1,8 @@
 /**
  * The server process the benchmarks start: the production app (buildApp on DATABASE_URL, migrated),
  * plus — only when BENCH_BARE_ROUTE=1 — a public `GET /bench/bare` on the same Fastify instance,
- * the baseline the API figures are compared with, `GET /bench/one-query` (one indexed lookup) and
+ * the baseline the API figures are compared with, `GET /bench/one-query` (one indexed lookup),
+ * `GET /bench/one-write` (one single-row UPDATE committed) and
  * `GET /bench/contacts-page-no-total` (a contact list page without its total). With BENCH_WORKER=1
  * it also runs the mail queue worker in the process, as `npm start` does (transport from SMTP_URL),
  * and prints `BENCH_WORKER {"inFlightWindow":…}`. Keeping this here leaves src/ free of bench hooks.
@@ -37,6 +38,12 @@ async function main(): Promise<void> {
       status: 'success',
       message: (await database.read(lookup)).length,
     }));
+    // The least a durable write per request costs: one single-row UPDATE, committed before the
+    // answer, no token and no lookup. Its ratio to bare is the ceiling for the open pixel.
+    app.get('/bench/one-write', { config: { public: true } }, async () => {
+      await database.db.updateTable('accounts').set({ updated_at: new Date().toISOString() }).where('id', '=', 1).execute();
+      return { status: 'success', message: 'written' };
+    });
     // The contact list's page without its total: the same route (auth, query schema, page query,
     // contact types, envelope) with a count that costs nothing. The ceiling of a page with a total.
     app.get('/bench/contacts-page-no-total', { schema: { querystring: ListContactsQuery } }, (req, reply) =>

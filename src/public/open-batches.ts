@@ -22,6 +22,8 @@ export function createOpenBatches(db: Db, clock: Clock): OpenBatches {
   async function drain(): Promise<void> {
     running = true;
     while (pending.length > 0) {
+      // One turn of the event loop first: requests already received join this batch.
+      await new Promise((r) => setImmediate(r));
       const batch = pending.slice(0, MAX_OPENS_BATCH);
       pending = pending.slice(MAX_OPENS_BATCH);
       try {

@@ -50,7 +50,7 @@ describe("counting opens in batches (the pixel's group commit)", () => {
     const ids = send.messageIds.slice(2, 12); // 10 messages never opened
     const before = await stats(send.sendId);
     await Promise.all(Array.from({ length: 200 }, (_, i) => opens.count(ids[i % ids.length])));
-    assert.ok(batches >= 2 && batches < 20, `${batches} transactions for 200 opens`);
+    assert.ok(batches >= 1 && batches < 20, `${batches} transactions for 200 opens`);
     assert.deepEqual(
       await opensOf(ids),
       ids.map(() => 20),
@@ -58,6 +58,16 @@ describe("counting opens in batches (the pixel's group commit)", () => {
     const after = await stats(send.sendId);
     assert.equal(after.total_opens - before.total_opens, 200);
     assert.equal(after.unique_opens - before.unique_opens, 10);
+  });
+
+  it('waits one turn of the event loop before a batch: an open received meanwhile joins it', async () => {
+    let batches = 0;
+    const opens = createOpenBatches(database.db, { now: () => (batches++, now) });
+    const [a, b] = send.messageIds;
+    // Queued before the first count starts its batch, as a request parsed in the same turn would be.
+    const late = new Promise<void>((done, fail) => setImmediate(() => opens.count(b).then(done, fail)));
+    await Promise.all([opens.count(a), late]);
+    assert.equal(batches, 1, `${batches} transactions for two opens of one turn`);
   });
 
   it('counts one unique open when two counters (two processes) race on the same first opens', async () => {
