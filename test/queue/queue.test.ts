@@ -231,7 +231,7 @@ describe('mail queue: one worker against a real SMTP server', () => {
     };
     const worker = startWorker({ ...t.app.deps, transport }, queueHooks(), { ...opts, loop: false });
     assert.equal(worker.inFlightWindow, inFlightWindow(opts));
-    assert.equal(worker.inFlightWindow, 11, "concurrency + 2 × flushSize");
+    assert.equal(worker.inFlightWindow, 11, 'concurrency + 2 × flushSize');
     while ((await worker.tick()) > 0);
     await worker.stop();
     assert.equal(await marked(), 40);
