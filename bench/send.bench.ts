@@ -8,17 +8,24 @@
  * should stay within 15%. Every run checks the sink got each address exactly once. See
  * bench/README.md.
  * Knobs (env): BENCH_RECIPIENTS (100000), BENCH_SMALL (a tenth), BENCH_ENGINES (sqlite,postgres),
- * BENCH_PROF=1 (CPU profile of the server of the large send in /tmp/prof-send), BENCH_VERBOSE=1.
+ * BENCH_PROF=1 (CPU profile of the server of the large send in /tmp/prof-send), BENCH_BUILD=0 (use dist/ as it is),
+ * BENCH_NODE_ARGS (extra node flags for the server), BENCH_VERBOSE=1.
+ * The server is the production one: `dist/main.js` (built first), plain node, as `npm start` runs it.
  */
-import { readFileSync } from 'node:fs';
+import { execSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { benchDatabase, seedAccount, seedContacts, type Engine } from './lib/db.js';
 import { fmt, peakRssKb, printFigure, sampleMemory } from './lib/measure.js';
 import { sendBaseline, sendRaw } from './lib/send-baseline.js';
 import { createSend, SEND_APP_SECRET, SEND_PUBLIC_URL, seedSenderAndGroup, seededEmails, sendForm, waitCompleted } from './lib/sends.js';
-import { startServer } from './lib/server.js';
+import { PRODUCTION_ENTRY, startServer } from './lib/server.js';
 import { runWithSink, tallyRecipients, type BenchSink } from './lib/sink.js';
 
 const N = Number(process.env.BENCH_RECIPIENTS ?? 100_000);
+/** The servers' data folder (the outbox and generated secrets are not used: SMTP_URL and APP_SECRET are set). */
+const DATA = mkdtempSync(join(tmpdir(), 'bench-send-'));
 const SMALL = Number(process.env.BENCH_SMALL ?? Math.round(N / 10));
 const ENGINES = (process.env.BENCH_ENGINES ?? 'sqlite,postgres').split(',') as Engine[];
 const TARGETS: Record<Engine, number> = { sqlite: 0.75, postgres: 0.6 };
@@ -62,9 +69,22 @@ async function pipeline(
   prof: boolean,
 ): Promise<SendRun> {
   await sink.reset();
+  // The production server (`npm start`: compiled, plain node, the API and its worker in one
+  // process); `info` for pino's "Server listening at <url>" line, which startServer waits for.
   const server = await startServer({
-    env: { DATABASE_URL: url, SMTP_URL: sink.url, BENCH_WORKER: '1', APP_SECRET: SEND_APP_SECRET, PUBLIC_URL: SEND_PUBLIC_URL },
-    nodeArgs: prof ? ['--cpu-prof', '--cpu-prof-dir=/tmp/prof-send'] : [],
+    entry: PRODUCTION_ENTRY,
+    env: {
+      DATABASE_URL: url,
+      SMTP_URL: sink.url,
+      APP_SECRET: SEND_APP_SECRET,
+      PUBLIC_URL: SEND_PUBLIC_URL,
+      DATA_DIR: DATA,
+      LOG_LEVEL: 'info',
+    },
+    nodeArgs: [
+      ...(prof ? ['--cpu-prof', '--cpu-prof-dir=/tmp/prof-send'] : []),
+      ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean),
+    ],
   });
   try {
     const cpu0 = cpuMsOf(server.pid);
@@ -153,4 +173,5 @@ async function benchEngine(engine: Engine, sink: BenchSink): Promise<void> {
   }
 }
 
+if (process.env.BENCH_BUILD !== '0') execSync('npx tsc -p tsconfig.build.json', { stdio: 'inherit' });
 runWithSink(ENGINES, benchEngine);

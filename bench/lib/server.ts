@@ -4,6 +4,8 @@ import { fileURLToPath } from 'node:url';
 
 /** The default entry: the production app plus the optional bare route (see bench/server.ts). */
 export const BENCH_SERVER_ENTRY = fileURLToPath(new URL('../server.ts', import.meta.url));
+/** The compiled server `npm start` runs (`npm run build` first): the API and its queue worker. */
+export const PRODUCTION_ENTRY = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
 
 export interface BenchServer {
   /** Pid of the node process that serves (not a wrapper): read its /proc status for memory. */
@@ -36,12 +38,15 @@ export interface StartOptions {
 const READY = /(?:BENCH_READY|Server listening at) (https?:\/\/[^\s"]+)/;
 
 /**
- * Starts the server as a child process (`node --import tsx <entry>`, so the pid is the server
+ * Starts the server as a child process (`node [--import tsx] <entry>`, so the pid is the server
  * itself) on a free port, quiet logs and no rate limit unless `env` says otherwise, and waits
  * until it listens.
  */
 export function startServer(opts: StartOptions = {}): Promise<BenchServer> {
-  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), '--import', 'tsx', opts.entry ?? BENCH_SERVER_ENTRY], {
+  const entry = opts.entry ?? BENCH_SERVER_ENTRY;
+  // TypeScript entries run through tsx; compiled ones with plain node, as in production.
+  const loader = entry.endsWith('.ts') ? ['--import', 'tsx'] : [];
+  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), ...loader, entry], {
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '0', ...opts.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
