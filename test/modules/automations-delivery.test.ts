@@ -279,6 +279,22 @@ describe('automations: each enrolled address gets the sequence through the queue
     assert.equal(e.state, 'exited');
   });
 
+  test('a contact deleted mid-sequence leaves the automation', async () => {
+    const { type } = await liveWelcome([{ subject: 'C1' }, { subject: 'C2', wait: [1, 'hours'] }]);
+    const id = await make.contact(t.a, { contact_type_id: type, email: 'deleted-mid@example.com' });
+    await drainQueue(t);
+    assert.equal((await t.a.delete('/contacts/delete', { contact_id: id })).status, 200);
+    t.clock.advance(HOUR);
+    await drainQueue(t);
+    assert.deepEqual(subjectsTo(t, 'deleted-mid@example.com'), ['C1']);
+    const [e] = await t.database.db
+      .selectFrom('automation_enrollments')
+      .selectAll()
+      .where('email', '=', 'deleted-mid@example.com')
+      .execute();
+    assert.deepEqual([e.state, e.exit_reason], ['exited', 'the contact was deleted']);
+  });
+
   test('delete stops every enrollment and cancels mail not yet sent', async () => {
     const { type, utr } = await liveWelcome([{ subject: 'D1' }, { subject: 'D2', wait: [1, 'hours'] }]);
     await make.contact(t.a, { contact_type_id: type, email: 'del1@example.com' });
