@@ -49,13 +49,6 @@ export async function act(c: Client, path: '/automations/set-live' | '/automatio
   assert.equal(r.status, 200, r.text);
 }
 
-/** The automation as details shows it. */
-export async function automationDetails(c: Client, utr: string): Promise<Record<string, any>> {
-  const r = await c.get('/automations/details', { utr });
-  assert.equal(r.status, 200, r.text);
-  return r.body.message.automation;
-}
-
 /** The subjects the sink received for `address`, in arrival order. */
 export function subjectsTo(t: SendsContext, address: string): string[] {
   return t.sink!.to(address).map((m) => m.subject);

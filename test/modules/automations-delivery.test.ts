@@ -5,7 +5,8 @@ import { queueHooks } from '../../src/queue/hooks.js';
 import { startWorker } from '../../src/queue/worker.js';
 import { upload } from './contacts-csv.helpers.js';
 import { group, setupSends, typeWith, verifiedSender, type SendsContext } from './single-sends.helpers.js';
-import { act, addEmail, automationDetails, automationWith, subjectsTo, type EmailSpec } from './automations-delivery.helpers.js';
+import { act, addEmail, automationWith, subjectsTo, type EmailSpec } from './automations-delivery.helpers.js';
+import { automationDetails } from './automations.helpers.js';
 
 const HOUR = 3600_000;
 const DAY = 24 * HOUR;
