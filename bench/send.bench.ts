@@ -13,7 +13,7 @@
  * The server is the production one: `dist/main.js` (built first), plain node, as `npm start` runs it.
  */
 import { execSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { benchDatabase, seedAccount, seedContacts, type Engine } from './lib/db.js';
@@ -174,4 +174,5 @@ async function benchEngine(engine: Engine, sink: BenchSink): Promise<void> {
 }
 
 if (process.env.BENCH_BUILD !== '0') execSync('npx tsc -p tsconfig.build.json', { stdio: 'inherit' });
+process.on('exit', () => rmSync(DATA, { recursive: true, force: true }));
 runWithSink(ENGINES, benchEngine);

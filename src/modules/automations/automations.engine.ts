@@ -258,7 +258,7 @@ async function stepBatch(deps: AppDeps, automationId: number, now: Date): Promis
 }
 
 /** Steps every due enrollment of every live automation. Returns how many enrollments were stepped. */
-export async function stepDueAutomations(deps: AppDeps, now: Date): Promise<number> {
+async function stepDueAutomations(deps: AppDeps, now: Date): Promise<number> {
   const at = isoMicros(now);
   let stepped = 0;
   for (const a of await liveAutomations(deps.database.db)) {
@@ -273,7 +273,7 @@ export async function stepDueAutomations(deps: AppDeps, now: Date): Promise<numb
 }
 
 /** When the next step of a live automation comes due, or null. */
-export async function nextStepDueAt(db: Db): Promise<Date | null> {
+async function nextStepDueAt(db: Db): Promise<Date | null> {
   const dues = (await liveAutomations(db)).map((a) => a.next_due).filter((d): d is string => d !== null);
   return dues.length === 0 ? null : new Date(dues.reduce((x, y) => (x < y ? x : y)));
 }

@@ -27,7 +27,7 @@ const CHUNK = 1000;
 export type JoinScope = { contactIds: number[] } | { contactTypeId: number } | { segmentId: number } | Record<string, never>;
 
 /** The automation's target as a recipient ref. */
-export function targetOf(a: Pick<AutomationRow, 'automation_for' | 'automation_for_table'>): RecipientRef {
+function targetOf(a: Pick<AutomationRow, 'automation_for' | 'automation_for_table'>): RecipientRef {
   return { id: String(a.automation_for), table: a.automation_for_table === 'segments' ? 'segments' : 'contacts' };
 }
 
