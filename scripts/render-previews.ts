@@ -14,7 +14,7 @@ import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { compileDesign, renderFor } from '../src/delivery/render.js';
-import { CATALOG, previewImageOf, TEMPLATE_ASSETS_DIR } from '../src/modules/templates/templates.catalog.js';
+import { CATALOG, previewImageOf, TEMPLATE_ASSETS_DIR } from '../src/delivery/designs.js';
 
 const WIDTH = 600;
 const HEIGHT = 900;

@@ -3,11 +3,12 @@ import compress from '@fastify/compress';
 import rateLimit from '@fastify/rate-limit';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppDeps, AppInput } from './deps.js';
-import { systemClock } from './queue/clock.js';
+import { systemClock } from './util/clock.js';
 import { createTransport } from './delivery/transports.js';
 import { parseForm, registerBodyParsing } from './http/body.js';
 import { answerClientError, answerFrameworkError, registerErrorHandling } from './http/error-handler.js';
 import { registerAuth } from './http/auth.js';
+import { accountByPublicKey } from './modules/accounts/accounts.queries.js';
 import { registerOpenApi } from './http/openapi.js';
 import { AppError } from './http/errors.js';
 import { contactTypeRoutes } from './modules/contact-types/contact-types.routes.js';
@@ -72,7 +73,7 @@ export async function buildApp(deps: AppInput): Promise<App> {
   registerRequestLog(app);
   await app.register(compress, { threshold: 1024, global: true });
   await registerBodyParsing(app, { maxFileBytes: deps.config.maxCsvBytes });
-  registerAuth(app, deps.database);
+  registerAuth(app, deps.database, accountByPublicKey(deps.database));
   if (deps.config.rateLimitPerMinute > 0) {
     await app.register(rateLimit, {
       hook: 'preHandler',

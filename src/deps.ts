@@ -3,7 +3,7 @@ import type { Registry } from 'prom-client';
 import type { Config } from './config.js';
 import type { Database } from './db/index.js';
 import type { Transport } from './delivery/transport.js';
-import type { Clock } from './queue/clock.js';
+import type { Clock } from './util/clock.js';
 
 /**
  * What the app and the engine are given from outside: configuration, an open and migrated

@@ -4,7 +4,7 @@ import { createDb } from './db/index.js';
 import { migrateToLatest } from './db/migrate.js';
 import { createTransport } from './delivery/transports.js';
 import { createMetricsRegistry } from './ops/metrics.js';
-import { systemClock } from './queue/clock.js';
+import { systemClock } from './util/clock.js';
 import { queueHooks } from './queue/hooks.js';
 import { startWorker } from './queue/worker.js';
 import { runEntry, StartError, stopOnSignals } from './ops/process.js';

@@ -16,7 +16,7 @@ import { SmtpSink } from './support/smtp-sink.js';
 import { startWorker, type WorkerOptions } from '../src/queue/worker.js';
 import { queueHooks } from '../src/queue/hooks.js';
 import type { QueueHooks } from '../src/queue/queue.types.js';
-import type { Clock } from '../src/queue/clock.js';
+import type { Clock } from '../src/util/clock.js';
 import { OpenApiCheck, type OpenApiDocument } from './support/openapi-check.js';
 
 /** The database the suite runs on: PostgreSQL when DATABASE_URL says so, else SQLite. */

@@ -1,5 +1,5 @@
-import { cityById, countryById, stateById } from '../modules/geo/geo.data.js';
-import { CONTACT_COLUMNS } from '../modules/fields/fields.reserved.js';
+import { cityById, countryById, stateById } from '../reference/geo.js';
+import { CONTACT_COLUMNS } from '../reference/fields.js';
 
 /** The placeholder names `GET /get-dynamic/content` lists, in the order clients expect them. */
 export const PLACEHOLDER_NAMES = [

@@ -7,8 +7,8 @@
  *     the document.
  */
 import { randomInt } from 'node:crypto';
-import { BLANK_TEMPLATE_ID, findShippedTemplate } from '../modules/templates/templates.catalog.js';
-import { compileMjml, DesignError, parseDesign, validateDesign, type MjmlNode } from '../modules/templates/templates.mjml.js';
+import { BLANK_TEMPLATE_ID, findShippedTemplate } from './designs.js';
+import { compileMjml, DesignError, parseDesign, validateDesign, type MjmlNode } from './mjml.js';
 import { escapeHtml, TOKEN, type PlaceholderValues } from './placeholders.js';
 
 export { DesignError, validateDesign };
@@ -215,9 +215,9 @@ async function designHtml(design: DesignInput, footer: boolean): Promise<string>
   const id = design.templateId ?? BLANK_TEMPLATE_ID;
   const shipped = await findShippedTemplate(id);
   if (!shipped) throw new DesignError('The selected template id is invalid.');
-  if (!footer) return shipped.api.html_code;
+  if (!footer) return shipped.html;
   const doc = withFooterMjml(shipped.doc);
-  return doc === shipped.doc ? shipped.api.html_code : compileMjml(doc);
+  return doc === shipped.doc ? shipped.html : compileMjml(doc);
 }
 
 /**

@@ -1,8 +1,17 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from './errors.js';
 import type { Database } from '../db/index.js';
-import { hashSecret, sameHash } from '../modules/accounts/accounts.keys.js';
-import { compileAccountByPublicKey, type AccountKeyRow } from '../modules/accounts/accounts.queries.js';
+import { hashSecret, sameHash } from '../util/secrets.js';
+
+/** What authentication needs of an account, found by its public key. */
+export interface KeyedAccount {
+  id: number;
+  secret_hash: string;
+  disabled: number;
+}
+
+/** Finds the account of a public key (the accounts module's lookup, handed over by `app.ts`). */
+export type FindAccount = (publicKey: string) => Promise<KeyedAccount | undefined>;
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -31,9 +40,8 @@ function header(request: FastifyRequest, name: string): string | undefined {
  * `request.userId`. A missing header is a 401 naming it; a wrong pair, an unknown key or a
  * disabled account is one 401 text for all, so a caller cannot tell which part was wrong.
  */
-export function registerAuth(app: FastifyInstance, database: Database): void {
+export function registerAuth(app: FastifyInstance, database: Database, findAccount: FindAccount): void {
   app.decorateRequest('userId', 0);
-  const lookup = compileAccountByPublicKey(database.db);
 
   // The secret hash last verified for each public key, while the accounts stay unchanged: a repeat
   // call skips the lookup and compares the hash of the given secret with it in constant time. Only
@@ -59,7 +67,7 @@ export function registerAuth(app: FastifyInstance, database: Database): void {
       request.userId = known.id;
       return;
     }
-    const [account] = await database.read<AccountKeyRow>({ ...lookup, parameters: [publicKey] });
+    const account = await findAccount(publicKey);
     const match = sameHash(given, account?.secret_hash ?? NO_HASH);
     if (!account || !match || account.disabled) throw new AppError(401, INVALID);
     request.userId = account.id;

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
 import { AppError } from '../http/errors.js';
 import { FailedText, Media } from '../http/schemas.js';
-import { hashSecret, sameHash } from '../modules/accounts/accounts.keys.js';
+import { hashSecret, sameHash } from '../util/secrets.js';
 
 /** The route label of a request that matched no route: raw URLs would make a series per URL. */
 const UNMATCHED = 'unmatched';

@@ -5,7 +5,7 @@
  * frame's `srcdoc`, where no script may run; everything else on the page is escaped text.
  */
 import { escapeHtml, PLACEHOLDER_NAMES } from '../delivery/placeholders.js';
-import { fieldLabel } from '../modules/fields/fields.reserved.js';
+import { fieldLabel } from '../reference/fields.js';
 
 /** The sample contact every preview shows, one value per placeholder of a contact. */
 export const SAMPLE_CONTACT: Readonly<Record<string, string>> = {

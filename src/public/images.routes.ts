@@ -4,7 +4,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { AppError } from '../http/errors.js';
 import { FailedText, Media, NotModified } from '../http/schemas.js';
-import { TEMPLATE_ASSETS_DIR } from '../modules/templates/templates.catalog.js';
+import { TEMPLATE_ASSETS_DIR } from '../delivery/designs.js';
 
 /** A plain file name: no separators, no dots but the extension's, so no way out of the folder. */
 const PNG_NAME = /^[a-z0-9][a-z0-9_-]*\.png$/;

@@ -1,5 +1,5 @@
 import type { Db } from '../db/index.js';
-import type { Clock } from '../queue/clock.js';
+import type { Clock } from '../util/clock.js';
 import { countOpens, MAX_OPENS_BATCH } from './engagement.queries.js';
 
 /** Counts opens for the pixel route, sharing transactions between requests that arrive together. */

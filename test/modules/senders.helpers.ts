@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before } from 'node:test';
 import { drainQueue, setupWithSink, type Client, type TestContext } from '../helpers.js';
 import type { SmtpSink, SinkMessage } from '../support/smtp-sink.js';
-import { allCities, allStates } from '../../src/modules/geo/geo.data.js';
+import { allCities, allStates } from '../../src/reference/geo.js';
 
 export const TS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
 export const SQL_TS = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;

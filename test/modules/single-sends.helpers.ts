@@ -9,7 +9,7 @@ import type { AppDeps } from '../../src/deps.js';
 import { createTransport } from '../../src/delivery/transports.js';
 import type { Transport } from '../../src/delivery/transport.js';
 import { createAccount } from '../../src/modules/accounts/accounts.service.js';
-import { testClock, type TestClock } from '../../src/queue/clock.js';
+import { testClock, type TestClock } from '../../src/util/clock.js';
 import { Client, freshDatabase, make } from '../helpers.js';
 import { SmtpSink } from '../support/smtp-sink.js';
 import { senderForm } from './senders.helpers.js';

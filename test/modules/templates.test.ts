@@ -1,7 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { setup, type TestContext, assertNeedsKeys } from '../helpers.js';
-import { compileMjml } from '../../src/modules/templates/templates.mjml.js';
+import { compileMjml } from '../../src/delivery/mjml.js';
 
 const TS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
 const FIELDS = ['id', 'template_name', 'preview_image', 'json_code', 'html_code', 'is_blank', 'created_at', 'updated_at'];

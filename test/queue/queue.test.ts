@@ -2,7 +2,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { drainQueue, ENGINE, setupWithSink, type TestContext } from '../helpers.js';
 import type { SmtpSink } from '../support/smtp-sink.js';
-import { testClock } from '../../src/queue/clock.js';
+import { testClock } from '../../src/util/clock.js';
 import { enqueueSystemMail } from '../../src/queue/system-mail.js';
 import { claimDue, markSent, BACKOFF_MS, MAX_ATTEMPTS } from '../../src/queue/queue.queries.js';
 import { inFlightWindow, startWorker } from '../../src/queue/worker.js';

@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import { engineOf, withId } from '../dialect.js';
-import { RESERVED_FIELDS } from '../../modules/fields/fields.reserved.js';
+import { RESERVED_FIELDS } from '../../reference/fields.js';
 
 /** Accounts, field definitions (reserved ones seeded), contact types and contacts. */
 export async function up(db: Kysely<any>): Promise<void> {

@@ -1,25 +1,20 @@
 import type { CompiledQuery } from 'kysely';
-import type { Db } from '../../db/index.js';
+import type { Database, Db } from '../../db/index.js';
+import type { FindAccount, KeyedAccount } from '../../http/auth.js';
 import { isoMicros } from '../../util/time.js';
 
-/** What authentication needs of an account, found by its public key. */
-export interface AccountKeyRow {
-  id: number;
-  secret_hash: string;
-  disabled: number;
-}
-
 /**
- * The lookup of an account by public key, compiled once: auth runs it on every request that is
- * not remembered, and building and compiling a Kysely query costs more than the indexed lookup
- * itself. Run it with `{ ...query, parameters: [publicKey] }`.
+ * The lookup of an account by public key, with its query compiled once: auth runs it on every
+ * request that is not remembered, and building and compiling a Kysely query costs more than the
+ * indexed lookup itself. `app.ts` hands it to the auth hook.
  */
-export function compileAccountByPublicKey(db: Db): CompiledQuery<AccountKeyRow> {
-  return db
+export function accountByPublicKey(database: Database): FindAccount {
+  const query = database.db
     .selectFrom('accounts')
     .select(['id', 'secret_hash', 'disabled'])
     .where('public_key', '=', '')
-    .compile() as CompiledQuery<AccountKeyRow>;
+    .compile() as CompiledQuery<KeyedAccount>;
+  return async (publicKey) => (await database.read<KeyedAccount>({ ...query, parameters: [publicKey] }))[0];
 }
 
 /** Inserts an account with its public key and secret hash; returns its id. */

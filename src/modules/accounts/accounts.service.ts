@@ -1,5 +1,6 @@
 import type { Db } from '../../db/index.js';
-import { hashSecret, newKeyPair } from './accounts.keys.js';
+import { hashSecret } from '../../util/secrets.js';
+import { newKeyPair } from './accounts.keys.js';
 import { hasAnyAccount, insertAccount, updateAccountKeys } from './accounts.queries.js';
 
 export interface IssuedKeys {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { AppDeps } from '../../deps.js';
 import type { Db } from '../../db/index.js';
 import { lockAccountSegments } from '../../db/dialect.js';
-import { queryListSource } from '../../db/list-source.js';
+import { queryListSource } from '../../http/list-source.js';
 import { softDeleteOwned } from '../../db/soft-delete.js';
 import { AppError, NotFound, Rnf, RNF, type FieldErrors, type NotFoundText } from '../../http/errors.js';
 import { Rules } from '../../http/messages.js';

@@ -3,7 +3,7 @@ import type { Db } from '../../db/index.js';
 import { NotFound, RNF, ValidationError } from '../../http/errors.js';
 import { messages, Rules, uniqueOr } from '../../http/messages.js';
 import { toId } from '../../http/schemas.js';
-import { queryListSource } from '../../db/list-source.js';
+import { queryListSource } from '../../http/list-source.js';
 import {
   findContactType,
   findContactTypeByName,

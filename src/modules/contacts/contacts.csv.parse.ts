@@ -1,9 +1,9 @@
 import { open } from 'node:fs/promises';
 import { label, messages } from '../../http/messages.js';
-import { CONTACT_COLUMNS, RESERVED_EXTRAS, type FieldType } from '../fields/fields.reserved.js';
-import { findCountry } from '../geo/geo.data.js';
+import { CONTACT_COLUMNS, RESERVED_EXTRAS, type FieldType } from '../../reference/fields.js';
+import { findCountry } from '../../reference/geo.js';
 import { isEmail } from '../../util/email.js';
-import { recordBatches, type RecordSource, type ScanError } from './contacts.csv.records.js';
+import { recordBatches, type Delimiter, type RecordSource, type ScanError } from './contacts.csv.records.js';
 import { fieldTypeMessage, fitsFieldType } from './contacts.values.js';
 
 /** The contact's own columns, in this order in `ImportRow.values`. */
@@ -13,8 +13,6 @@ const ALT_EMAIL = STD_COLUMNS.indexOf('alt_email');
 const COUNTRY = STD_COLUMNS.indexOf('country');
 /** Longest accepted text per standard column (as the add endpoint's schema). */
 const STD_MAX = STD_COLUMNS.map((c) => (c === 'postal_code' ? 32 : c === 'email' || c === 'alt_email' ? 254 : 255));
-
-export type Delimiter = ',' | ';' | '\t';
 
 /** A field kept in `custom_field`: one of the six reserved extras or a custom field. */
 interface ValueColumn {

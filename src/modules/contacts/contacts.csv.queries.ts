@@ -2,7 +2,7 @@ import type pg from 'pg';
 import { CompiledQuery, sql, type Kysely, type RawBuilder } from 'kysely';
 import { bulkRows, bulkRowsParams, copyRows, type BulkConstant, type RowCopy } from '../../db/dialect.js';
 import type { ContactTable, DB } from '../../db/types.js';
-import { CONTACT_COLUMNS } from '../fields/fields.reserved.js';
+import { CONTACT_COLUMNS } from '../../reference/fields.js';
 
 type Q = Kysely<DB>;
 

@@ -1,5 +1,7 @@
 import { createReadStream } from 'node:fs';
-import type { Delimiter } from './contacts.csv.parse.js';
+
+/** The field separators a CSV file may use (detected from its first line). */
+export type Delimiter = ',' | ';' | '\t';
 
 /** A single record may not exceed this many characters (an unclosed quote would swallow the file). */
 const MAX_RECORD_CHARS = 1_000_000;

@@ -7,7 +7,7 @@ import { toId } from '../../http/schemas.js';
 import { isoMicros } from '../../util/time.js';
 import { findContactType } from '../contact-types/contact-types.queries.js';
 import { customFieldsByName, selectFields } from '../fields/fields.queries.js';
-import { CONTACT_COLUMNS, RESERVED_EXTRAS, fieldLabel } from '../fields/fields.reserved.js';
+import { CONTACT_COLUMNS, RESERVED_EXTRAS, fieldLabel } from '../../reference/fields.js';
 import { enqueueEvent } from '../notifications/notifications.events.js';
 import { syncSegmentMembership } from '../segments/segments.membership.js';
 import { enrollJoiners } from '../automations/automations.enroll.js';

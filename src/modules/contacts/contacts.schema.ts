@@ -3,7 +3,7 @@ import type { Selectable } from 'kysely';
 import type { ContactTable } from '../../db/types.js';
 import { Email, Nullable, PagingQuery, QueryIds, Text } from '../../http/schemas.js';
 import { ContactTypeShape } from '../contact-types/contact-types.schema.js';
-import { countryById } from '../geo/geo.data.js';
+import { countryById } from '../../reference/geo.js';
 import { toCustomFieldObject } from './contacts.values.js';
 
 export type ContactRow = Selectable<ContactTable>;

@@ -1,14 +1,14 @@
 import type { AppDeps } from '../../deps.js';
 import type { Db } from '../../db/index.js';
-import { queryListSource } from '../../db/list-source.js';
+import { queryListSource } from '../../http/list-source.js';
 import { NotFound, RNF, type FieldErrors } from '../../http/errors.js';
 import { label, messages, Rules, uniqueOr } from '../../http/messages.js';
 import { toId } from '../../http/schemas.js';
 import { findContactType } from '../contact-types/contact-types.queries.js';
 import { toContactType } from '../contact-types/contact-types.schema.js';
 import { customFieldsByName } from '../fields/fields.queries.js';
-import { RESERVED_EXTRAS } from '../fields/fields.reserved.js';
-import { countryById } from '../geo/geo.data.js';
+import { RESERVED_EXTRAS } from '../../reference/fields.js';
+import { countryById } from '../../reference/geo.js';
 import { syncSegmentMembership } from '../segments/segments.membership.js';
 import { enrollJoiners } from '../automations/automations.enroll.js';
 import {

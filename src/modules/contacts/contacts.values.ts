@@ -1,5 +1,5 @@
-import type { FieldType } from '../fields/fields.reserved.js';
-import { RESERVED_EXTRAS, fieldLabel } from '../fields/fields.reserved.js';
+import type { FieldType } from '../../reference/fields.js';
+import { RESERVED_EXTRAS, fieldLabel } from '../../reference/fields.js';
 
 /** `YYYY-MM-DDTHH:MM` with optional seconds: the datetime-local form custom fields of that type accept. */
 export const DATETIME_LOCAL = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2})?$';

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { Selectable } from 'kysely';
 import type { FieldTable } from '../../db/types.js';
 import { Enum, Nullable, PagingQuery, QueryIds } from '../../http/schemas.js';
-import { FIELD_TYPES } from './fields.reserved.js';
+import { FIELD_TYPES } from '../../reference/fields.js';
 
 export type FieldRow = Selectable<FieldTable>;
 

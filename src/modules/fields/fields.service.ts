@@ -1,9 +1,9 @@
 import type { AppDeps } from '../../deps.js';
-import { queryListSource } from '../../db/list-source.js';
+import { queryListSource } from '../../http/list-source.js';
 import { NotFound, RNF, type FieldErrors } from '../../http/errors.js';
 import { messages, Rules, uniqueOr } from '../../http/messages.js';
 import { toId } from '../../http/schemas.js';
-import { TAKEN_FIELD_NAMES } from './fields.reserved.js';
+import { TAKEN_FIELD_NAMES } from '../../reference/fields.js';
 import { customFieldsByName, deleteCustomFieldAndValues, findCustomField, insertCustomField, selectFields } from './fields.queries.js';
 import { toField, type FieldRow } from './fields.schema.js';
 import { syncSegmentMembership } from '../segments/segments.membership.js';

@@ -4,7 +4,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ok } from '../../http/envelope.js';
 import { NotModified, responses, Success } from '../../http/schemas.js';
-import { allCities, allCountries, allStates } from './geo.data.js';
+import { allCities, allCountries, allStates } from '../../reference/geo.js';
 
 const GeoQuery = Type.Object({
   country_id: Type.Optional(Type.Integer({ minimum: 1, description: 'Only the states and cities of this country.' })),

@@ -1,5 +1,5 @@
 import type { AppDeps } from '../../deps.js';
-import { queryListSource } from '../../db/list-source.js';
+import { queryListSource } from '../../http/list-source.js';
 import { NotFound, RNF, type FieldErrors } from '../../http/errors.js';
 import { messages, Rules, uniqueOr } from '../../http/messages.js';
 import { toId } from '../../http/schemas.js';

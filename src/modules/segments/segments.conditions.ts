@@ -1,8 +1,8 @@
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import { jsonText, numericOrNull, type Engine } from '../../db/dialect.js';
 import { messages, type Rules } from '../../http/messages.js';
-import { CONTACT_COLUMNS, RESERVED_FIELDS } from '../fields/fields.reserved.js';
-import { allCountries, findCountry } from '../geo/geo.data.js';
+import { CONTACT_COLUMNS, RESERVED_FIELDS } from '../../reference/fields.js';
+import { allCountries, findCountry } from '../../reference/geo.js';
 
 /** The operators a segment condition may use; which of them suit a field depends on its kind. */
 export const OPERATORS = [

@@ -3,7 +3,7 @@ import type { Selectable } from 'kysely';
 import type { SegmentTable } from '../../db/types.js';
 import { Email, Enum, Id, ListMessage, Nullable, Paging, QueryIds, Success, Text, Timestamp } from '../../http/schemas.js';
 import { OPERATORS } from './segments.conditions.js';
-import { countryById } from '../geo/geo.data.js';
+import { countryById } from '../../reference/geo.js';
 
 export type SegmentRow = Selectable<SegmentTable>;
 

@@ -1,7 +1,7 @@
 import type { AppDeps } from '../../deps.js';
 import type { Db } from '../../db/index.js';
 import { lockAccountSegments } from '../../db/dialect.js';
-import { queryListSource } from '../../db/list-source.js';
+import { queryListSource } from '../../http/list-source.js';
 import { NotFound, RNF, Rnf, type FieldErrors } from '../../http/errors.js';
 import { messages, Rules, uniqueOr } from '../../http/messages.js';
 import { toId } from '../../http/schemas.js';

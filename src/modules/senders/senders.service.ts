@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { AppDeps } from '../../deps.js';
 import type { Db } from '../../db/index.js';
-import { queryListSource } from '../../db/list-source.js';
+import { queryListSource } from '../../http/list-source.js';
 import { enqueueSystemMail } from '../../queue/system-mail.js';
 import { senderAddress } from '../../delivery/placeholders.js';
 import { AppError, NotFound, RNF, type FieldErrors } from '../../http/errors.js';
 import { messages, Rules } from '../../http/messages.js';
 import { toId } from '../../http/schemas.js';
 import { isoMicros, sqlDateTime } from '../../util/time.js';
-import { cityById, countryById, stateById } from '../geo/geo.data.js';
+import { cityById, countryById, stateById } from '../../reference/geo.js';
 import { enqueueEvent } from '../notifications/notifications.events.js';
 import { readVerificationToken, verificationMail } from './senders.mail.js';
 import {

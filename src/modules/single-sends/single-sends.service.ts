@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AppDeps } from '../../deps.js';
 import type { Db } from '../../db/index.js';
-import { queryListSource } from '../../db/list-source.js';
+import { queryListSource } from '../../http/list-source.js';
 import { trackingLinks } from '../../delivery/tracking.js';
 import { Conflict, NotFound, Rnf, type FieldErrors } from '../../http/errors.js';
 import { Rules } from '../../http/messages.js';

@@ -5,7 +5,7 @@
 import type { Config } from '../../config.js';
 import { validateDesign } from '../../delivery/render.js';
 import { messages, type Rules } from '../../http/messages.js';
-import { isTemplateId } from './templates.catalog.js';
+import { isTemplateId } from '../../delivery/designs.js';
 
 /** The design fields of a mailing's body. */
 export interface DesignInput {

@@ -1,6 +1,6 @@
 import type { AppDeps } from '../../deps.js';
 import type { Db } from '../../db/index.js';
-import { queryListSource } from '../../db/list-source.js';
+import { queryListSource } from '../../http/list-source.js';
 import { NotFound, RNF, type FieldErrors } from '../../http/errors.js';
 import { messages, Rules } from '../../http/messages.js';
 import { toId } from '../../http/schemas.js';

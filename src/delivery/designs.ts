@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { compileMjml, parseDesign, type MjmlNode } from './templates.mjml.js';
-import { toDesignTemplate, type DesignTemplate } from './templates.schema.js';
+import { compileMjml, parseDesign, type MjmlNode } from './mjml.js';
 
 /**
  * The shipped design templates. They are global, the same for every account, and
@@ -31,12 +30,13 @@ export const BLANK_TEMPLATE_ID = 1;
 export const TEMPLATES_TIMESTAMP = '2025-01-01T00:00:00.000000Z';
 
 /** Where the sources and preview images are, from src/ and from dist/ alike. */
-export const TEMPLATE_ASSETS_DIR = fileURLToPath(new URL('../../../assets/templates/', import.meta.url));
+export const TEMPLATE_ASSETS_DIR = fileURLToPath(new URL('../../assets/templates/', import.meta.url));
 
 export interface ShippedTemplate {
   entry: CatalogEntry;
   doc: MjmlNode;
-  api: DesignTemplate;
+  /** The design compiled to HTML (without the footer). */
+  html: string;
 }
 
 let loaded: Promise<ShippedTemplate[]> | null = null;
@@ -52,12 +52,7 @@ async function load(): Promise<ShippedTemplate[]> {
     const json = readFileSync(TEMPLATE_ASSETS_DIR + `${entry.slug}.json`, 'utf8');
     const doc = parseDesign(json, `shipped template ${entry.slug}`);
     const html = await compileMjml(doc, `shipped template ${entry.slug}`);
-    out.push({
-      entry,
-      doc,
-      // Compact JSON: the file is indented for people, the API sends it to machines.
-      api: toDesignTemplate(entry, previewImageOf(entry), JSON.stringify(doc), html, TEMPLATES_TIMESTAMP),
-    });
+    out.push({ entry, doc, html });
   }
   return out;
 }

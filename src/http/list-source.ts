@@ -1,6 +1,6 @@
 import type { SelectQueryBuilder } from 'kysely';
-import type { ListSource } from '../http/list.js';
-import { toCount } from './dialect.js';
+import type { ListSource } from './list.js';
+import { toCount } from '../db/dialect.js';
 
 /**
  * A list source over one query: `base()` selects the account's live rows (already scoped),
