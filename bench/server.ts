@@ -16,7 +16,7 @@ import { createTransport } from '../src/delivery/transports.js';
 import { sendList } from '../src/http/list.js';
 import { ListContactsQuery } from '../src/modules/contacts/contacts.schema.js';
 import { listContacts } from '../src/modules/contacts/contacts.service.js';
-import { queueHooks } from '../src/queue/hooks.js';
+import { MAIL_KINDS } from '../src/mail-kinds.js';
 import { startWorker } from '../src/queue/worker.js';
 
 async function main(): Promise<void> {
@@ -56,7 +56,7 @@ async function main(): Promise<void> {
     );
   }
   const url = await app.listen({ port: config.port, host: config.host });
-  const worker = process.env.BENCH_WORKER === '1' ? startWorker(app.deps, queueHooks()) : null;
+  const worker = process.env.BENCH_WORKER === '1' ? startWorker(app.deps, MAIL_KINDS) : null;
   if (worker) console.log(`BENCH_WORKER ${JSON.stringify({ inFlightWindow: worker.inFlightWindow })}`);
   console.log(`BENCH_READY ${url}`);
 

@@ -4,7 +4,7 @@ import { migrateToLatest } from './db/migrate.js';
 import { buildApp } from './app.js';
 import { bootstrapAccount } from './modules/accounts/accounts.service.js';
 import { createTransport } from './delivery/transports.js';
-import { queueHooks } from './queue/hooks.js';
+import { MAIL_KINDS } from './mail-kinds.js';
 import { startWorker } from './queue/worker.js';
 import { runEntry, StartError, stopOnSignals } from './ops/process.js';
 
@@ -51,7 +51,7 @@ async function main(): Promise<void> {
     () => app.log.info({ transport: config.smtpUrl ? 'smtp' : 'outbox' }, 'mail transport ready'),
     (err) => app.log.warn({ err }, 'mail transport check failed'),
   );
-  const worker = startWorker(app.deps, queueHooks());
+  const worker = startWorker(app.deps, MAIL_KINDS);
 
   stopOnSignals(app.log, async () => {
     // The worker finishes or releases the messages it holds while the server stops taking requests.

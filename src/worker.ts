@@ -5,7 +5,7 @@ import { migrateToLatest } from './db/migrate.js';
 import { createTransport } from './delivery/transports.js';
 import { createMetricsRegistry } from './ops/metrics.js';
 import { systemClock } from './util/clock.js';
-import { queueHooks } from './queue/hooks.js';
+import { MAIL_KINDS } from './mail-kinds.js';
 import { startWorker } from './queue/worker.js';
 import { runEntry, StartError, stopOnSignals } from './ops/process.js';
 
@@ -27,7 +27,7 @@ async function main(): Promise<void> {
   // A Fastify instance only for its logger: the same log lines as the server's.
   const log = Fastify({ logger: { level: config.logLevel } }).log;
   const deps = { config, database, transport, log, metrics: createMetricsRegistry(), clock: systemClock };
-  const worker = startWorker(deps, queueHooks());
+  const worker = startWorker(deps, MAIL_KINDS);
 
   stopOnSignals(log, async () => {
     await worker.stop();

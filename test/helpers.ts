@@ -14,8 +14,8 @@ import type { Transport } from '../src/delivery/transport.js';
 import { createTransport } from '../src/delivery/transports.js';
 import { SmtpSink } from './support/smtp-sink.js';
 import { startWorker, type WorkerOptions } from '../src/queue/worker.js';
-import { queueHooks } from '../src/queue/hooks.js';
-import type { QueueHooks } from '../src/queue/queue.types.js';
+import { MAIL_KINDS } from '../src/mail-kinds.js';
+import type { MailKinds, Renderer } from '../src/queue/queue.types.js';
 import type { Clock } from '../src/util/clock.js';
 import { OpenApiCheck, type OpenApiDocument } from './support/openapi-check.js';
 
@@ -227,14 +227,19 @@ export async function setupWithSink(
   };
 }
 
+/** The kinds of mail of the service, with the renderer of one kind replaced (a test's own rendering). */
+export function kindsRendering(name: string, render: Renderer, kinds: MailKinds = MAIL_KINDS): MailKinds {
+  return new Map(kinds).set(name, { ...kinds.get(name)!, render });
+}
+
 /**
  * Runs the mail queue of the test's app until nothing is due: a worker on the app's dependencies
  * (its clock, transport and database) ticks until a tick claims nothing, then stops. Mail that
  * waits for a later attempt stays queued (move the test clock on and drain again). Returns how
  * many messages were claimed.
  */
-export async function drainQueue(t: { app: App }, opts: WorkerOptions & { hooks?: QueueHooks } = {}): Promise<number> {
-  const worker = startWorker(t.app.deps, opts.hooks ?? queueHooks(), { ...opts, loop: false });
+export async function drainQueue(t: { app: App }, opts: WorkerOptions & { kinds?: MailKinds } = {}): Promise<number> {
+  const worker = startWorker(t.app.deps, opts.kinds ?? MAIL_KINDS, { ...opts, loop: false });
   let total = 0;
   try {
     for (let n = await worker.tick(); n > 0; n = await worker.tick()) total += n;

@@ -1,4 +1,4 @@
-import type { Generated } from 'kysely';
+import type { Generated, Selectable } from 'kysely';
 
 /** Table rows as stored. Timestamps are text (ISO-8601 UTC with microseconds) on both engines. */
 export interface AccountTable {
@@ -197,14 +197,12 @@ export interface SingleSendTable {
 /** Where a queued message stands. */
 export type MailState = 'queued' | 'sending' | 'sent' | 'bounced' | 'suppressed' | 'cancelled' | 'held';
 
-/** What made a queued message: it decides how the message is rendered. */
-export type MailKind = 'system' | 'single_send' | 'automation';
-
 /** One outgoing message: the durable mail queue (see migration 009). */
 export interface MailMessageTable {
   id: Generated<number>;
   user_id: number;
-  kind: MailKind;
+  /** The kind of mail it is (the name of one of the kinds the queue is given): it decides how it is rendered and counted. */
+  kind: string;
   single_send_id: number | null;
   automation_id: number | null;
   /** The automation email this message is (automation messages only). */
@@ -228,6 +226,9 @@ export interface MailMessageTable {
   created_at: string;
   updated_at: string;
 }
+
+/** A row of the mail queue, as read. */
+export type QueuedMessage = Selectable<MailMessageTable>;
 
 /** An address of the account that got a permanent failure: never mailed again by the account. */
 export interface BouncedAddressTable {

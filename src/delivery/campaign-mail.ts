@@ -6,11 +6,11 @@
  */
 import type { AppDeps } from '../deps.js';
 import type { Db } from '../db/index.js';
-import type { QueuedMessage, Rendered } from '../queue/queue.types.js';
+import type { QueuedMessage } from '../db/types.js';
 import { recipientValues, type RecipientInput } from './placeholders.js';
 import { compileDesign, OPEN_PIXEL, renderFor, type CompileInput, type CompiledDesign } from './render.js';
 import { trackingLinks } from './tracking.js';
-import type { MailMessage } from './transport.js';
+import type { MailMessage, Rendered } from './transport.js';
 
 /** What the messages of one campaign share: its account, design, sender and unsubscribe group. */
 export interface CampaignSource {

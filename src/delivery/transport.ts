@@ -14,6 +14,9 @@ export interface MailMessage {
   messageId?: string;
 }
 
+/** What rendering makes of one queued message: the mail to send, or why it must not go. */
+export type Rendered = { message: MailMessage } | { skip: 'suppressed' | 'cancelled'; reason: string };
+
 export interface SendResult {
   messageId: string;
   /** The server's reply (SMTP) or the file written (outbox). */

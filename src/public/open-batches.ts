@@ -1,6 +1,7 @@
 import type { Db } from '../db/index.js';
 import type { Clock } from '../util/clock.js';
-import { countOpens, MAX_OPENS_BATCH } from './engagement.queries.js';
+import { MAIL_KINDS } from '../mail-kinds.js';
+import { MAX_OPENS_BATCH, recordOpens } from '../queue/engagement.js';
 
 /** Counts opens for the pixel route, sharing transactions between requests that arrive together. */
 export interface OpenBatches {
@@ -27,8 +28,9 @@ export function createOpenBatches(db: Db, clock: Clock): OpenBatches {
       const batch = pending.slice(0, MAX_OPENS_BATCH);
       pending = pending.slice(MAX_OPENS_BATCH);
       try {
-        await countOpens(
+        await recordOpens(
           db,
+          MAIL_KINDS,
           batch.map((p) => p.id),
           clock.now(),
         );

@@ -9,7 +9,8 @@ import type { Db } from '../db/index.js';
 import { findGroupAnyState, listDisplayGroups } from '../modules/unsubscribes/groups.queries.js';
 import { deleteUnsubscribers, entriesOfEmail } from '../modules/unsubscribes/unsubscribes.queries.js';
 import { unsubscribeEmail } from '../modules/unsubscribes/unsubscribes.suppression.js';
-import { countUnsubscribe, type PublicMessage } from './engagement.queries.js';
+import { MAIL_KINDS } from '../mail-kinds.js';
+import { recordUnsubscribe, type PublicMessage } from '../queue/engagement.js';
 import type { GroupChoice } from './unsubscribe.page.js';
 
 export interface Preferences {
@@ -47,7 +48,7 @@ export async function preferencesOf(db: Db, message: PublicMessage): Promise<Pre
 export async function unsubscribeOneClick(deps: AppDeps, message: PublicMessage): Promise<void> {
   await deps.database.db.transaction().execute(async (trx) => {
     const added = await unsubscribeEmail(trx, message.user_id, message.email, message.groupId);
-    if (added) await countUnsubscribe(trx, message);
+    if (added) await recordUnsubscribe(trx, MAIL_KINDS, message.id);
   });
 }
 
@@ -80,7 +81,7 @@ export async function applyPreferences(deps: AppDeps, message: PublicMessage, ch
         await deleteUnsubscribers(trx, message.user_id, ids, list.groupId === null ? 'global' : 'groups');
       }
     }
-    if (stopsThisMail) await countUnsubscribe(trx, message);
+    if (stopsThisMail) await recordUnsubscribe(trx, MAIL_KINDS, message.id);
     return true;
   });
 }

@@ -3,7 +3,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { trackingLinks } from '../delivery/tracking.js';
 import { Id, Media } from '../http/schemas.js';
-import { findPublicMessage, type PublicMessage } from './engagement.queries.js';
+import { MAIL_KINDS } from '../mail-kinds.js';
+import { findPublicMessage, type PublicMessage } from '../queue/engagement.js';
 import { applyPreferences, preferencesOf, unsubscribeOneClick } from './preferences.service.js';
 import { messagePage, PAGE_HEADERS, preferencesPage } from './unsubscribe.page.js';
 
@@ -74,7 +75,7 @@ export const unsubscribePageRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   async function messageOf(token: string): Promise<PublicMessage | undefined> {
     const id = links.readUnsubscribeToken(token);
-    return id === null ? undefined : findPublicMessage(db, id);
+    return id === null ? undefined : findPublicMessage(db, MAIL_KINDS, id);
   }
 
   app.get('/u/:token', { schema: getSchema, config: { public: true, deferValidation: true } }, async (req, reply) => {

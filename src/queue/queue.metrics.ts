@@ -1,6 +1,7 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { AppDeps } from '../deps.js';
-import { countAutomationQueue, countUnfinished } from './queue.queries.js';
+import { countUnfinished } from './queue.queries.js';
+import type { MailKinds } from './queue.types.js';
 
 /** The queue's metrics on one registry. */
 export interface QueueMetrics {
@@ -17,7 +18,10 @@ const byRegistry = new WeakMap<Registry, QueueMetrics>();
  * gauge is read at scrape time with one grouped count over the unfinished rows (a partial index
  * holds exactly those), so an idle queue costs nothing between scrapes.
  */
-export function queueMetrics({ metrics: registry, database, clock }: Pick<AppDeps, 'metrics' | 'database' | 'clock'>): QueueMetrics {
+export function queueMetrics(
+  { metrics: registry, database, clock }: Pick<AppDeps, 'metrics' | 'database' | 'clock'>,
+  kinds: MailKinds,
+): QueueMetrics {
   let m = byRegistry.get(registry);
   if (m) return m;
   new Gauge({
@@ -30,18 +34,20 @@ export function queueMetrics({ metrics: registry, database, clock }: Pick<AppDep
       for (const [state, n] of Object.entries(depth)) this.set({ state }, n);
     },
   });
-  new Gauge({
-    name: 'automation_queue_depth',
-    help:
-      'Automation mail waiting, by state: due (steps of live automations that came due, not yet queued), queued, sending, ' +
-      'held (queued mail of paused automations).',
-    labelNames: ['state'] as const,
-    registers: [registry],
-    async collect() {
-      const depth = await countAutomationQueue(database.db, clock.now());
-      for (const [state, n] of Object.entries(depth)) this.set({ state }, n);
-    },
-  });
+  // A kind's own share of the queue (an automation's due steps and held mail): `<kind>_queue_depth`.
+  for (const kind of kinds.values()) {
+    const depth = kind.depth;
+    if (!depth) continue;
+    new Gauge({
+      name: `${kind.name}_queue_depth`,
+      help: depth.help,
+      labelNames: ['state'] as const,
+      registers: [registry],
+      async collect() {
+        for (const [state, n] of Object.entries(await depth.count(database.db, clock.now()))) this.set({ state }, n);
+      },
+    });
+  }
   m = {
     sent: new Counter({
       name: 'mail_messages_sent_total',

@@ -1,9 +1,25 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/index.js';
 import { engineOf, lockSkippingLocked, toCount } from '../db/dialect.js';
-import type { MailState } from '../db/types.js';
+import type { MailState, QueuedMessage } from '../db/types.js';
 import { isoMicros } from '../util/time.js';
-import type { QueuedMessage } from './queue.types.js';
+import { recordBounced, recordDelivered, sourceKeys, type CountedMessage } from './engagement.js';
+import type { MailKinds } from './queue.types.js';
+
+/** The PostgreSQL channel that wakes idle workers when mail becomes due. */
+export const QUEUE_CHANNEL = 'campaign_mail';
+
+/**
+ * Tells idle workers that mail is due. On PostgreSQL a NOTIFY sent inside a transaction is
+ * delivered at its commit (and not at all on rollback), so call it in the transaction that adds
+ * the mail. SQLite has one worker, in the server process, which polls.
+ */
+export async function wakeWorkers(db: Db): Promise<void> {
+  if (engineOf(db) === 'postgres') await sql`select pg_notify(${QUEUE_CHANNEL}, '')`.execute(db);
+}
+
+/** A message given up on, as the marks return it (for the counters and the log). */
+export type Bounced = CountedMessage & Pick<QueuedMessage, 'user_id' | 'email' | 'email_key' | 'last_error'>;
 
 /**
  * Waits before the next attempt after the 1st, 2nd, 3rd and 4th temporary failure; the 5th
@@ -16,13 +32,6 @@ export const MAX_ATTEMPTS = BACKOFF_MS.length + 1;
 /** When the next attempt after the `failures`-th temporary failure may run. */
 export function nextAttemptAt(now: Date, failures: number): Date {
   return new Date(now.getTime() + BACKOFF_MS[Math.min(failures, BACKOFF_MS.length) - 1]);
-}
-
-/** The part of a marked row the counters need. */
-interface Marked {
-  id: number;
-  single_send_id: number | null;
-  automation_id: number | null;
 }
 
 /**
@@ -72,31 +81,6 @@ export async function selectBouncedAmong(db: Db, rows: Pick<QueuedMessage, 'user
   return new Set(found.map((f) => `${f.user_id} ${f.email_key}`));
 }
 
-/** Where each counter of a marked message is kept: its single send's column, or its automation's. */
-const COUNTERS = {
-  delivered: { single_sends: 'delivered', automations: 'total_delivered' },
-  bounces: { single_sends: 'bounces', automations: 'total_bounces' },
-} as const;
-
-/**
- * Adds to a counter of each single send or automation the marked rows belong to, in the caller's
- * transaction (the message states and the counters change together or not at all).
- */
-async function addToCounters(trx: Db, rows: Marked[], counter: keyof typeof COUNTERS): Promise<void> {
-  const per = new Map<string, { table: 'single_sends' | 'automations'; id: number; n: number }>();
-  for (const r of rows) {
-    const [table, id] =
-      r.single_send_id !== null ? (['single_sends', r.single_send_id] as const) : (['automations', r.automation_id] as const);
-    if (id === null) continue;
-    const key = `${table}:${id}`;
-    per.set(key, { table, id, n: (per.get(key)?.n ?? 0) + 1 });
-  }
-  for (const { table, id, n } of per.values()) {
-    const column = COUNTERS[counter][table];
-    await sql`update ${sql.table(table)} set ${sql.ref(column)} = ${sql.ref(column)} + ${n} where id = ${id}`.execute(trx);
-  }
-}
-
 /** The guard of every mark: only the worker holding the lease may settle a message. */
 function held(workerId: string) {
   return sql<boolean>`state = 'sending' and lease_owner = ${workerId}`;
@@ -108,7 +92,13 @@ function held(workerId: string) {
  * Returns how many were still held (a message whose lease ran out and went to another worker is
  * not marked, nor counted, by this one).
  */
-export async function markSent(db: Db, workerId: string, now: Date, sent: Array<{ id: number; messageId: string }>): Promise<number> {
+export async function markSent(
+  db: Db,
+  kinds: MailKinds,
+  workerId: string,
+  now: Date,
+  sent: Array<{ id: number; messageId: string }>,
+): Promise<number> {
   if (sent.length === 0) return 0;
   const at = isoMicros(now);
   const ids = sent.map((s) => s.id);
@@ -117,13 +107,13 @@ export async function markSent(db: Db, workerId: string, now: Date, sent: Array<
     sql` `,
   );
   return db.transaction().execute(async (trx) => {
-    const { rows } = await sql<Marked>`
+    const { rows } = await sql<CountedMessage>`
       update mail_messages
       set state = 'sent', message_id = case id ${byId} end, sent_at = ${at}, updated_at = ${at},
           lease_owner = null, last_error = null
       where id in (${sql.join(ids)}) and ${held(workerId)}
-      returning id, single_send_id, automation_id`.execute(trx);
-    await addToCounters(trx, rows, 'delivered');
+      returning ${sql.join(['id', 'kind', ...sourceKeys(kinds)].map((c) => sql.ref(c)))}`.execute(trx);
+    await recordDelivered(trx, kinds, rows);
     return rows.length;
   });
 }
@@ -135,12 +125,13 @@ export async function markSent(db: Db, workerId: string, now: Date, sent: Array<
  */
 export async function markRetry(
   db: Db,
+  kinds: MailKinds,
   workerId: string,
   now: Date,
   failed: Array<{ id: number; error: string }>,
-): Promise<Map<number, MailState>> {
+): Promise<Map<number, Bounced & { state: MailState }>> {
   const at = isoMicros(now);
-  const outcome = new Map<number, MailState>();
+  const outcome = new Map<number, Bounced & { state: MailState }>();
   if (failed.length === 0) return outcome;
   // The wait after the n-th failure, chosen in SQL from the row's own count.
   const waits = sql.join(
@@ -148,7 +139,7 @@ export async function markRetry(
     sql` `,
   );
   await db.transaction().execute(async (trx) => {
-    const bounced: Marked[] = [];
+    const bounced: Bounced[] = [];
     for (const f of failed) {
       const marked = await trx
         .updateTable('mail_messages')
@@ -162,13 +153,13 @@ export async function markRetry(
         })
         .where('id', '=', f.id)
         .where(held(workerId))
-        .returning(['id', 'single_send_id', 'automation_id', 'state'])
+        .returning(['id', 'kind', 'user_id', 'email', 'email_key', 'state', 'last_error', ...sourceKeys(kinds)])
         .executeTakeFirst();
       if (!marked) continue;
-      outcome.set(f.id, marked.state);
+      outcome.set(f.id, marked);
       if (marked.state === 'bounced') bounced.push(marked);
     }
-    await addToCounters(trx, bounced, 'bounces');
+    await recordBounced(trx, kinds, bounced, { permanent: false, now });
   });
   return outcome;
 }
@@ -178,29 +169,29 @@ export async function markRetry(
  * address joins the account's bounced addresses, so nothing of the account mails it again.
  * Returns how many were still held.
  */
-export async function markBounced(db: Db, workerId: string, now: Date, failed: Array<{ id: number; error: string }>): Promise<number> {
-  if (failed.length === 0) return 0;
+export async function markBounced(
+  db: Db,
+  kinds: MailKinds,
+  workerId: string,
+  now: Date,
+  failed: Array<{ id: number; error: string }>,
+): Promise<Bounced[]> {
+  if (failed.length === 0) return [];
   const at = isoMicros(now);
   return db.transaction().execute(async (trx) => {
-    const bounced: Marked[] = [];
+    const bounced: Bounced[] = [];
     for (const f of failed) {
       const marked = await trx
         .updateTable('mail_messages')
         .set({ state: 'bounced', attempts: sql`attempts + 1`, lease_owner: null, last_error: f.error.slice(0, 1000), updated_at: at })
         .where('id', '=', f.id)
         .where(held(workerId))
-        .returning(['id', 'single_send_id', 'automation_id', 'user_id', 'email_key'])
+        .returning(['id', 'kind', 'user_id', 'email', 'email_key', 'last_error', ...sourceKeys(kinds)])
         .executeTakeFirst();
-      if (!marked) continue;
-      bounced.push(marked);
-      await trx
-        .insertInto('bounced_addresses')
-        .values({ user_id: marked.user_id, email_key: marked.email_key, created_at: at })
-        .onConflict((oc) => oc.columns(['user_id', 'email_key']).doNothing())
-        .execute();
+      if (marked) bounced.push(marked);
     }
-    await addToCounters(trx, bounced, 'bounces');
-    return bounced.length;
+    await recordBounced(trx, kinds, bounced, { permanent: true, now });
+    return bounced;
   });
 }
 
@@ -268,32 +259,5 @@ export async function countUnfinished(db: Db): Promise<Record<'queued' | 'sendin
     .execute();
   const depth = { queued: 0, sending: 0 };
   for (const r of rows) depth[r.state as 'queued' | 'sending'] = toCount(r.n);
-  return depth;
-}
-
-/**
- * The automations' share of the queue: steps of live automations that came due and are not queued
- * yet (`due`), and automation messages `queued`, `sending` and `held` (paused). Each count reads a
- * partial index.
- */
-export async function countAutomationQueue(db: Db, now: Date): Promise<Record<'due' | 'queued' | 'sending' | 'held', number>> {
-  const messages = await db
-    .selectFrom('mail_messages')
-    .select(['state', (eb) => eb.fn.countAll().as('n')])
-    .where('kind', '=', 'automation')
-    .where('state', 'in', ['queued', 'sending', 'held'])
-    .groupBy('state')
-    .execute();
-  const due = await db
-    .selectFrom('automation_enrollments as e')
-    .innerJoin('automations as a', 'a.id', 'e.automation_id')
-    .select((eb) => eb.fn.countAll().as('n'))
-    .where('a.status', '=', 1)
-    .where('a.deleted_at', 'is', null)
-    .where('e.state', '=', 'active')
-    .where('e.due_at', '<=', isoMicros(now))
-    .executeTakeFirstOrThrow();
-  const depth = { due: toCount(due.n), queued: 0, sending: 0, held: 0 };
-  for (const r of messages) depth[r.state as 'queued' | 'sending' | 'held'] = toCount(r.n);
   return depth;
 }

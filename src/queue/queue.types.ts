@@ -1,13 +1,7 @@
-import type { Selectable } from 'kysely';
 import type { AppDeps } from '../deps.js';
-import type { MailKind, MailMessageTable } from '../db/types.js';
-import type { MailMessage } from '../delivery/transport.js';
-
-/** A row of the mail queue as a worker claimed it. */
-export type QueuedMessage = Selectable<MailMessageTable>;
-
-/** What a renderer makes of one claimed message: the mail to send, or why it must not go. */
-export type Rendered = { message: MailMessage } | { skip: 'suppressed' | 'cancelled'; reason: string };
+import type { Db } from '../db/index.js';
+import type { DB, QueuedMessage } from '../db/types.js';
+import type { Rendered } from '../delivery/transport.js';
 
 /**
  * Renders a batch of claimed messages of one kind, in the same order. It compiles what is shared
@@ -16,20 +10,46 @@ export type Rendered = { message: MailMessage } | { skip: 'suppressed' | 'cancel
  */
 export type Renderer = (deps: AppDeps, rows: QueuedMessage[]) => Promise<Rendered[]>;
 
+/** The statistics an event adds to on what sent a message. */
+export type SourceCounter = 'delivered' | 'bounces' | 'total_opens' | 'unique_opens' | 'unsubscribes';
+
 /**
- * What the generic queue worker is given by the features that put mail in it: a renderer per
- * kind, and the work each tick does around the claim (start the sends that came due, complete
- * the ones with nothing left). Wired once, in the process entry.
+ * What sends the messages of a kind and keeps their statistics: a row of `table`, named by the
+ * message's `key` column, with a column per counter and the unsubscribe group its mail goes under.
  */
-export interface QueueHooks {
-  renderers: Record<MailKind, Renderer>;
-  /** Before claiming: start what came due at `now` (e.g. a scheduled send: status 1 → 2, recipients resolved). */
+export interface MailSource {
+  table: keyof DB & string;
+  key: keyof QueuedMessage & string;
+  counters: Record<SourceCounter, string>;
+  /** The source row's column naming the unsubscribe group its mail is sent under. */
+  group: string;
+}
+
+/**
+ * A kind of mail: everything the queue and the engagement events need of it, declared by the one
+ * module that puts such mail in the queue (as graphile-worker's tasks are), and listed once, in
+ * `src/mail-kinds.ts`. The generic queue files name no kind; they ask the kinds they are given.
+ */
+export interface MailKind {
+  /** The value of `mail_messages.kind` for its messages. */
+  name: string;
+  render: Renderer;
+  /** Where its messages' statistics are kept; null: counted nowhere (the service's own mail). */
+  source: MailSource | null;
+  /** Each tick, before claiming: start what came due at `now` (a scheduled send, an automation step). */
   beforeClaim?: (deps: AppDeps, now: Date) => Promise<void>;
-  /** After a batch settled: finish what has no message left (status 3, `sent_at`, notifications). */
+  /** Each tick, after a batch settled: finish what has no message left (a send completes). */
   afterSettle?: (deps: AppDeps, now: Date) => Promise<void>;
-  /**
-   * When work outside the queue comes due (e.g. the next scheduled send), or null: an idle worker
-   * wakes then, besides the queue's own next due message.
-   */
+  /** When work outside the queue comes due (the next scheduled send), or null: an idle worker wakes then. */
   nextWakeAt?: (deps: AppDeps, now: Date) => Promise<Date | null>;
+  /** Its own share of the queue, by state, served on /metrics as `<name>_queue_depth`. */
+  depth?: { help: string; count: (db: Db, now: Date) => Promise<Record<string, number>> };
+}
+
+/** The kinds of mail a process knows, by name. */
+export type MailKinds = ReadonlyMap<string, MailKind>;
+
+/** The registry of the given kinds, by name. */
+export function mailKinds(...kinds: MailKind[]): MailKinds {
+  return new Map(kinds.map((k) => [k.name, k]));
 }

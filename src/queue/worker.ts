@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { AppDeps } from '../deps.js';
-import type { MailKind } from '../db/types.js';
+import type { QueuedMessage } from '../db/types.js';
 import { SMTP_POOL_CONNECTIONS } from '../delivery/transports.js';
-import { TransportError, type MailMessage } from '../delivery/transport.js';
-import { QUEUE_CHANNEL } from './system-mail.js';
+import { TransportError, type MailMessage, type Rendered } from '../delivery/transport.js';
 import { queueMetrics } from './queue.metrics.js';
 import {
+  QUEUE_CHANNEL,
   claimDue,
   markBounced,
   markRetry,
@@ -16,8 +16,9 @@ import {
   releaseLeases,
   renewLeases,
   selectBouncedAmong,
+  type Bounced,
 } from './queue.queries.js';
-import type { QueueHooks, QueuedMessage, Rendered } from './queue.types.js';
+import type { MailKinds } from './queue.types.js';
 
 /** How a worker claims, sends and waits; every field has a default. */
 export interface WorkerOptions {
@@ -72,9 +73,12 @@ function workerName(): string {
 
 const errorText = (err: unknown) => (err instanceof Error ? err.message : String(err)) || 'unknown error';
 
+/** The earlier of two times (null: none). */
+const earliest = (a: Date | null, b: Date | null) => (a && b ? (a < b ? a : b) : (a ?? b));
+
 /**
- * Starts a mail queue worker on the app's dependencies. Each tick asks the hooks to start what
- * came due, claims a batch of due messages with a lease, renders each kind through its renderer,
+ * Starts a mail queue worker on the app's dependencies. Each tick asks every kind of mail to start
+ * what came due, claims a batch of due messages with a lease, renders each through its kind,
  * sends through `deps.transport` with bounded concurrency, and marks each message only after the
  * transport resolved (sent), or failed (retried with backoff, or bounced). Marks are written in
  * small batches; the in-flight window is what a crash can send twice. With `loop` (the default)
@@ -82,7 +86,7 @@ const errorText = (err: unknown) => (err instanceof Error ? err.message : String
  * notification on the queue channel, the next known due time, or a poll interval. Time comes
  * only from `deps.clock`.
  */
-export function startWorker(deps: AppDeps, hooks: QueueHooks, opts: WorkerOptions = {}): Worker {
+export function startWorker(deps: AppDeps, kinds: MailKinds, opts: WorkerOptions = {}): Worker {
   const id = opts.id ?? workerName();
   const batchSize = opts.batchSize ?? 100;
   const concurrency = opts.concurrency ?? SMTP_POOL_CONNECTIONS;
@@ -93,13 +97,13 @@ export function startWorker(deps: AppDeps, hooks: QueueHooks, opts: WorkerOption
   const stopTimeoutMs = opts.stopTimeoutMs ?? 5000;
   const { database, clock, log } = deps;
   const db = database.db;
-  const metrics = queueMetrics(deps);
+  const metrics = queueMetrics(deps, kinds);
 
   let stopping = false;
   let current: Promise<number> | null = null;
   /** Claimed by this worker and not yet handed to the transport: released on stop. */
   const notHanded = new Set<number>();
-  const kindOf = new Map<number, MailKind>();
+  const kindOf = new Map<number, string>();
   let sent: Array<{ id: number; messageId: string }> = [];
   let retries: Array<{ id: number; error: string }> = [];
   let bounces: Array<{ id: number; error: string }> = [];
@@ -107,6 +111,10 @@ export function startWorker(deps: AppDeps, hooks: QueueHooks, opts: WorkerOption
   let flushing: Promise<void> = Promise.resolve();
   /** Messages the transport accepted whose `sent` mark is not written yet. */
   let unmarked = 0;
+
+  /** One log line per bounce: the address, the server's answer, and whether it suppresses the address. */
+  const logBounce = (m: Bounced, type: 'hard' | 'soft') =>
+    log.info({ worker: id, messageId: m.id, kind: m.kind, email: m.email, type, reason: m.last_error }, 'mail bounced');
 
   /** Writes the buffered outcomes; one write at a time, in order. A failed write keeps them for the next. */
   const flush = (): Promise<void> =>
@@ -120,16 +128,20 @@ export function startWorker(deps: AppDeps, hooks: QueueHooks, opts: WorkerOption
         const now = clock.now();
         await markSkipped(db, id, now, batch.skips);
         batch.skips = [];
-        await markSent(db, id, now, batch.sent);
+        await markSent(db, kinds, id, now, batch.sent);
         unmarked -= batch.sent.length;
-        for (const s of batch.sent) metrics.sent.inc({ kind: kindOf.get(s.id) ?? 'system' });
+        for (const s of batch.sent) metrics.sent.inc({ kind: kindOf.get(s.id) ?? 'unknown' });
         batch.sent = [];
-        const outcome = await markRetry(db, id, now, batch.retries);
-        for (const [mid, state] of outcome)
-          (state === 'bounced' ? metrics.bounced : metrics.retried).inc({ kind: kindOf.get(mid) ?? 'system' });
+        const outcome = await markRetry(db, kinds, id, now, batch.retries);
+        for (const m of outcome.values()) {
+          if (m.state === 'bounced') logBounce(m, 'soft');
+          (m.state === 'bounced' ? metrics.bounced : metrics.retried).inc({ kind: m.kind });
+        }
         batch.retries = [];
-        await markBounced(db, id, now, batch.bounces);
-        for (const b of batch.bounces) metrics.bounced.inc({ kind: kindOf.get(b.id) ?? 'system' });
+        for (const m of await markBounced(db, kinds, id, now, batch.bounces)) {
+          logBounce(m, 'hard');
+          metrics.bounced.inc({ kind: m.kind });
+        }
         batch.bounces = [];
       } catch (err) {
         log.error({ err, worker: id }, 'mail queue: marks not written; kept for the next write');
@@ -168,15 +180,21 @@ export function startWorker(deps: AppDeps, hooks: QueueHooks, opts: WorkerOption
     if (sent.length >= flushSize || retries.length + bounces.length >= flushSize) void flush();
   };
 
-  /** Renders the rows of each kind through its renderer; a renderer that throws makes its rows temporary failures. */
+  /** Renders the rows of each kind through its kind; a renderer that throws makes its rows temporary failures. */
   const render = async (rows: QueuedMessage[]): Promise<Array<{ row: QueuedMessage; message: MailMessage }>> => {
     const ready: Array<{ row: QueuedMessage; message: MailMessage }> = [];
-    const byKind = new Map<MailKind, QueuedMessage[]>();
+    const byKind = new Map<string, QueuedMessage[]>();
     for (const r of rows) byKind.set(r.kind, [...(byKind.get(r.kind) ?? []), r]);
     for (const [kind, group] of byKind) {
+      const render = kinds.get(kind)?.render;
+      if (!render) {
+        // Written by a newer version, or by hand: nothing here can render it.
+        for (const r of group) skips.push({ id: r.id, state: 'cancelled', reason: `unknown kind of mail: ${kind}` });
+        continue;
+      }
       let out: Rendered[];
       try {
-        out = await hooks.renderers[kind](deps, group);
+        out = await render(deps, group);
       } catch (err) {
         log.error({ err, kind, worker: id }, 'mail queue: rendering failed; the messages wait their backoff');
         for (const r of group) retries.push({ id: r.id, error: `rendering failed: ${errorText(err)}` });
@@ -194,7 +212,7 @@ export function startWorker(deps: AppDeps, hooks: QueueHooks, opts: WorkerOption
 
   const runTick = async (): Promise<number> => {
     if (stopping) return 0;
-    await hooks.beforeClaim?.(deps, clock.now());
+    for (const kind of kinds.values()) await kind.beforeClaim?.(deps, clock.now());
     const rows = stopping ? [] : await claimDue(db, id, clock.now(), batchSize, leaseMs);
     if (rows.length > 0) {
       for (const r of rows) {
@@ -234,7 +252,7 @@ export function startWorker(deps: AppDeps, hooks: QueueHooks, opts: WorkerOption
         for (const r of rows) kindOf.delete(r.id);
       }
     }
-    await hooks.afterSettle?.(deps, clock.now());
+    for (const kind of kinds.values()) await kind.afterSettle?.(deps, clock.now());
     return rows.length;
   };
 
@@ -280,7 +298,8 @@ export function startWorker(deps: AppDeps, hooks: QueueHooks, opts: WorkerOption
       let wait = hears ? idleMaxMs : pollMs;
       try {
         const due = await nextDueAt(db);
-        const extra = await hooks.nextWakeAt?.(deps, clock.now());
+        let extra: Date | null = null;
+        for (const kind of kinds.values()) extra = earliest(extra, (await kind.nextWakeAt?.(deps, clock.now())) ?? null);
         for (const at of [due, extra]) if (at) wait = Math.min(wait, at.getTime() - clock.now().getTime());
       } catch (err) {
         log.warn({ err, worker: id }, 'mail queue: next due time not read');

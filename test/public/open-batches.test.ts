@@ -1,6 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { countOpens } from '../../src/public/engagement.queries.js';
+import { MAIL_KINDS } from '../../src/mail-kinds.js';
+import { recordOpens } from '../../src/queue/engagement.js';
 import { createOpenBatches } from '../../src/public/open-batches.js';
 import { freshDatabase } from '../helpers.js';
 import { createAccount } from '../../src/modules/accounts/accounts.service.js';
@@ -35,12 +36,12 @@ describe("counting opens in batches (the pixel's group commit)", () => {
   it('counts repeated ids of one batch, across two sends, and ignores unknown ids', async () => {
     const [a, b] = send.messageIds;
     const x = other.messageIds[0];
-    await countOpens(database.db, [a, b, a, x, 987_654_321, a], now);
+    await recordOpens(database.db, MAIL_KINDS, [a, b, a, x, 987_654_321, a], now);
     assert.deepEqual(await opensOf([a, b]), [3, 1]);
     assert.deepEqual(await opensOf([x]), [1]);
     assert.deepEqual(await stats(send.sendId), { total_opens: 4, unique_opens: 2 });
     assert.deepEqual(await stats(other.sendId), { total_opens: 1, unique_opens: 1 });
-    await countOpens(database.db, [b], now);
+    await recordOpens(database.db, MAIL_KINDS, [b], now);
     assert.deepEqual(await stats(send.sendId), { total_opens: 5, unique_opens: 2 });
   });
 

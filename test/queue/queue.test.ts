@@ -1,13 +1,12 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { drainQueue, ENGINE, setupWithSink, type TestContext } from '../helpers.js';
+import { drainQueue, ENGINE, kindsRendering, setupWithSink, type TestContext } from '../helpers.js';
 import type { SmtpSink } from '../support/smtp-sink.js';
 import { testClock } from '../../src/util/clock.js';
-import { enqueueSystemMail } from '../../src/queue/system-mail.js';
+import { enqueueSystemMail } from '../../src/modules/notifications/notifications.mail.js';
 import { claimDue, markSent, BACKOFF_MS, MAX_ATTEMPTS } from '../../src/queue/queue.queries.js';
 import { inFlightWindow, startWorker } from '../../src/queue/worker.js';
-import { queueHooks } from '../../src/queue/hooks.js';
-import type { QueueHooks } from '../../src/queue/queue.types.js';
+import { MAIL_KINDS } from '../../src/mail-kinds.js';
 import type { Transport } from '../../src/delivery/transport.js';
 import { isoMicros } from '../../src/util/time.js';
 import { insertSingleSend, queueSendMessage, queueSystemMails, rowOf, systemMail } from './queue.helpers.js';
@@ -59,14 +58,8 @@ describe('mail queue: one worker against a real SMTP server', () => {
     const bad = address('bad');
     for (const x of [ok1, ok2, bad]) await queueSendMessage(t.database.db, userId, sendId, x, clock.now());
     sink.reject(bad, 550);
-    const hooks: QueueHooks = {
-      ...queueHooks(),
-      renderers: {
-        ...queueHooks().renderers,
-        single_send: async (_deps, rows) => rows.map((r) => ({ message: systemMail(r.email, 'Send') })),
-      },
-    };
-    assert.equal(await drainQueue(t, { hooks }), 3);
+    const kinds = kindsRendering('single_send', async (_deps, rows) => rows.map((r) => ({ message: systemMail(r.email, 'Send') })));
+    assert.equal(await drainQueue(t, { kinds }), 3);
     const send = await t.database.db
       .selectFrom('single_sends')
       .select(['delivered', 'bounces'])
@@ -158,7 +151,7 @@ describe('mail queue: one worker against a real SMTP server', () => {
     assert.equal(await drainQueue(t), 1);
     const row = await rowOf(t.database.db, x);
     assert.equal(row.state, 'sent');
-    assert.equal(await markSent(t.database.db, 'dead-worker', clock.now(), [{ id: row.id, messageId: 'late@x' }]), 0);
+    assert.equal(await markSent(t.database.db, MAIL_KINDS, 'dead-worker', clock.now(), [{ id: row.id, messageId: 'late@x' }]), 0);
     assert.equal((await rowOf(t.database.db, x)).message_id, row.message_id);
   });
 
@@ -174,7 +167,7 @@ describe('mail queue: one worker against a real SMTP server', () => {
         return t.transport.send(m);
       },
     };
-    const worker = startWorker({ ...t.app.deps, transport }, queueHooks(), { loop: false, concurrency: 1, flushSize: 1 });
+    const worker = startWorker({ ...t.app.deps, transport }, MAIL_KINDS, { loop: false, concurrency: 1, flushSize: 1 });
     const ticking = worker.tick();
     await sending;
     await worker.stop();
@@ -193,7 +186,7 @@ describe('mail queue: one worker against a real SMTP server', () => {
     const to = [address('hang'), address('hang')];
     for (const x of to) await queue(x);
     const transport: Transport = { ...t.transport, send: () => new Promise(() => undefined) };
-    const worker = startWorker({ ...t.app.deps, transport }, queueHooks(), { loop: false, concurrency: 1, stopTimeoutMs: 50 });
+    const worker = startWorker({ ...t.app.deps, transport }, MAIL_KINDS, { loop: false, concurrency: 1, stopTimeoutMs: 50 });
     void worker.tick();
     await new Promise((r) => setTimeout(r, 100));
     await worker.stop();
@@ -229,7 +222,7 @@ describe('mail queue: one worker against a real SMTP server', () => {
         return t.transport.send(m);
       },
     };
-    const worker = startWorker({ ...t.app.deps, transport }, queueHooks(), { ...opts, loop: false });
+    const worker = startWorker({ ...t.app.deps, transport }, MAIL_KINDS, { ...opts, loop: false });
     assert.equal(worker.inFlightWindow, inFlightWindow(opts));
     assert.equal(worker.inFlightWindow, 11, 'concurrency + 2 × flushSize');
     while ((await worker.tick()) > 0);
@@ -245,26 +238,18 @@ describe('mail queue: one worker against a real SMTP server', () => {
     const go = address('go');
     const boom = address('boom');
     for (const x of [skip, go]) await queueSendMessage(t.database.db, userId, sendId, x, clock.now());
-    const hooks: QueueHooks = {
-      ...queueHooks(),
-      renderers: {
-        ...queueHooks().renderers,
-        single_send: async (_deps, rows) =>
-          rows.map((r) => (r.email === skip ? { skip: 'suppressed' as const, reason: 'unsubscribed' } : { message: systemMail(r.email) })),
-      },
-    };
-    await drainQueue(t, { hooks });
+    const kinds = kindsRendering('single_send', async (_deps, rows) =>
+      rows.map((r) => (r.email === skip ? { skip: 'suppressed' as const, reason: 'unsubscribed' } : { message: systemMail(r.email) })),
+    );
+    await drainQueue(t, { kinds });
     assert.deepEqual(
       [(await rowOf(t.database.db, skip)).state, (await rowOf(t.database.db, skip)).last_error],
       ['suppressed', 'unsubscribed'],
     );
     assert.equal((await rowOf(t.database.db, go)).state, 'sent');
     await queueSendMessage(t.database.db, userId, sendId, boom, clock.now());
-    const throwing: QueueHooks = {
-      ...hooks,
-      renderers: { ...hooks.renderers, single_send: async () => Promise.reject(new Error('design broken')) },
-    };
-    await drainQueue(t, { hooks: throwing });
+    const throwing = kindsRendering('single_send', async () => Promise.reject(new Error('design broken')));
+    await drainQueue(t, { kinds: throwing });
     const b = await rowOf(t.database.db, boom);
     assert.deepEqual([b.state, b.attempts, b.last_error], ['queued', 1, 'rendering failed: design broken']);
     clock.advance(BACKOFF_MS[0]);
@@ -310,7 +295,7 @@ describe('mail queue: one worker against a real SMTP server', () => {
     const listener = t.database.listener;
     for (let i = 0; i < 100 && listener && !listener.isListening(); i++) await new Promise((r) => setTimeout(r, 20));
     // On PostgreSQL no poll could find the mail in time: only the notification wakes the worker.
-    const worker = startWorker(t.app.deps, queueHooks(), ENGINE === 'postgres' ? { pollMs: 60_000, idleMaxMs: 60_000 } : { pollMs: 50 });
+    const worker = startWorker(t.app.deps, MAIL_KINDS, ENGINE === 'postgres' ? { pollMs: 60_000, idleMaxMs: 60_000 } : { pollMs: 50 });
     try {
       await new Promise((r) => setTimeout(r, 150));
       const x = address('wake');

@@ -14,10 +14,10 @@
 import { sql } from 'kysely';
 import type { AppDeps } from '../../deps.js';
 import type { Db } from '../../db/index.js';
-import { engineOf, isoPlusSeconds } from '../../db/dialect.js';
+import { engineOf, isoPlusSeconds, toCount } from '../../db/dialect.js';
 import { suppressed } from '../../delivery/audience.js';
-import type { QueueHooks } from '../../queue/queue.types.js';
-import { wakeWorkers } from '../../queue/system-mail.js';
+import type { MailKind } from '../../queue/queue.types.js';
+import { wakeWorkers } from '../../queue/queue.queries.js';
 import { isoMicros } from '../../util/time.js';
 import { enrollMembers, MEMBER_BEFORE_LIVE } from './automations.enroll.js';
 import { renderAutomationBatch } from './automations.message.js';
@@ -278,11 +278,60 @@ async function nextStepDueAt(db: Db): Promise<Date | null> {
   return dues.length === 0 ? null : new Date(dues.reduce((x, y) => (x < y ? x : y)));
 }
 
-/** What automations give the queue worker: the renderer of their messages and the tick hooks. */
-export const automationHooks = {
-  renderer: renderAutomationBatch,
-  beforeClaim: async (deps: AppDeps, now: Date) => {
+/**
+ * The automations' share of the queue: steps of live automations that came due and are not queued
+ * yet (`due`), and automation messages `queued`, `sending` and `held` (paused). Each count reads a
+ * partial index.
+ */
+async function countAutomationQueue(db: Db, now: Date): Promise<Record<'due' | 'queued' | 'sending' | 'held', number>> {
+  const messages = await db
+    .selectFrom('mail_messages')
+    .select(['state', (eb) => eb.fn.countAll().as('n')])
+    .where('kind', '=', automationKind.name)
+    .where('state', 'in', ['queued', 'sending', 'held'])
+    .groupBy('state')
+    .execute();
+  const due = await db
+    .selectFrom('automation_enrollments as e')
+    .innerJoin('automations as a', 'a.id', 'e.automation_id')
+    .select((eb) => eb.fn.countAll().as('n'))
+    .where('a.status', '=', 1)
+    .where('a.deleted_at', 'is', null)
+    .where('e.state', '=', 'active')
+    .where('e.due_at', '<=', isoMicros(now))
+    .executeTakeFirstOrThrow();
+  const depth = { due: toCount(due.n), queued: 0, sending: 0, held: 0 };
+  for (const r of messages) depth[r.state as 'queued' | 'sending' | 'held'] = toCount(r.n);
+  return depth;
+}
+
+/**
+ * Automation emails as a kind of mail: rendered from the email's design, counted on the
+ * automation's row; each tick steps the due enrollments into the queue.
+ */
+export const automationKind: MailKind = {
+  name: 'automation',
+  render: renderAutomationBatch,
+  source: {
+    table: 'automations',
+    key: 'automation_id',
+    counters: {
+      delivered: 'total_delivered',
+      bounces: 'total_bounces',
+      total_opens: 'total_opens',
+      unique_opens: 'total_unique_opens',
+      unsubscribes: 'total_unsubscribe',
+    },
+    group: 'unsubscribe_group_id',
+  },
+  beforeClaim: async (deps, now) => {
     await stepDueAutomations(deps, now);
   },
-  nextWakeAt: (deps: AppDeps) => nextStepDueAt(deps.database.db),
-} satisfies Pick<QueueHooks, 'beforeClaim' | 'nextWakeAt'> & { renderer: QueueHooks['renderers']['automation'] };
+  nextWakeAt: (deps) => nextStepDueAt(deps.database.db),
+  depth: {
+    help:
+      'Automation mail waiting, by state: due (steps of live automations that came due, not yet queued), queued, sending, ' +
+      'held (queued mail of paused automations).',
+    count: countAutomationQueue,
+  },
+};

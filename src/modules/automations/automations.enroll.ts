@@ -16,7 +16,7 @@ import type { AppDeps } from '../../deps.js';
 import type { Db } from '../../db/index.js';
 import { engineOf } from '../../db/dialect.js';
 import { inList, pickOncePerAddress, targets, type RecipientRef } from '../../delivery/audience.js';
-import { wakeWorkers } from '../../queue/system-mail.js';
+import { wakeWorkers } from '../../queue/queue.queries.js';
 import { isoMicros } from '../../util/time.js';
 import { waitMs, type AutomationRow } from './automations.types.js';
 

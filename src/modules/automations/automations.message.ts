@@ -4,7 +4,8 @@
  */
 import type { AppDeps } from '../../deps.js';
 import { compiledOnce, renderCampaignBatch, type CampaignSource } from '../../delivery/campaign-mail.js';
-import type { QueuedMessage, Rendered } from '../../queue/queue.types.js';
+import type { QueuedMessage } from '../../db/types.js';
+import type { Rendered } from '../../delivery/transport.js';
 
 /**
  * Renders a batch of claimed `automation` messages, in order (see `renderCampaignBatch`): one query

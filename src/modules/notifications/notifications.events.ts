@@ -3,7 +3,7 @@ import type { Config } from '../../config.js';
 import type { MailMessage } from '../../delivery/transport.js';
 import { systemFrom } from '../../delivery/transports.js';
 import type { Db } from '../../db/index.js';
-import { enqueueSystemMail } from '../../queue/system-mail.js';
+import { enqueueSystemMail } from './notifications.mail.js';
 import { escapeHtml } from '../../delivery/placeholders.js';
 import { selectNotificationRecipients } from './notifications.queries.js';
 

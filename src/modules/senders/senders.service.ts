@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { AppDeps } from '../../deps.js';
 import type { Db } from '../../db/index.js';
 import { queryListSource } from '../../http/list-source.js';
-import { enqueueSystemMail } from '../../queue/system-mail.js';
+import { enqueueSystemMail } from '../notifications/notifications.mail.js';
 import { senderAddress } from '../../delivery/placeholders.js';
 import { AppError, NotFound, RNF, type FieldErrors } from '../../http/errors.js';
 import { messages, Rules } from '../../http/messages.js';

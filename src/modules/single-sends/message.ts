@@ -5,7 +5,8 @@
 import type { AppDeps } from '../../deps.js';
 import { compiledOnce, renderCampaignBatch, type CampaignSource } from '../../delivery/campaign-mail.js';
 import type { CompiledDesign } from '../../delivery/render.js';
-import type { QueuedMessage, Rendered } from '../../queue/queue.types.js';
+import type { QueuedMessage } from '../../db/types.js';
+import type { Rendered } from '../../delivery/transport.js';
 import type { SingleSendRow } from './single-sends.schema.js';
 
 /** The send's compiled design: subject, preheader, footer where the design lacks it, open pixel. */

@@ -5,8 +5,8 @@
  * status, so several workers on one database never start or complete a send twice.
  */
 import type { AppDeps } from '../../deps.js';
-import type { QueueHooks } from '../../queue/queue.types.js';
-import { wakeWorkers } from '../../queue/system-mail.js';
+import type { MailKind } from '../../queue/queue.types.js';
+import { wakeWorkers } from '../../queue/queue.queries.js';
 import { enqueueEvent } from '../notifications/notifications.events.js';
 import { renderSingleSendBatch } from './message.js';
 import { resolveRecipients } from './recipients.js';
@@ -73,15 +73,31 @@ export async function completeSends(deps: AppDeps, now: Date): Promise<number> {
   }
 }
 
-/** What the single sends give the queue worker: the renderer of their messages and the two tick hooks. */
-export const singleSendHooks = {
-  renderer: renderSingleSendBatch,
-  beforeClaim: async (deps: AppDeps, now: Date) => {
+/**
+ * Single sends as a kind of mail: their messages rendered from the send's design, counted on the
+ * send's row, and each tick starting the sends that came due and completing the finished ones.
+ */
+export const singleSendKind: MailKind = {
+  name: 'single_send',
+  render: renderSingleSendBatch,
+  source: {
+    table: 'single_sends',
+    key: 'single_send_id',
+    counters: {
+      delivered: 'delivered',
+      bounces: 'bounces',
+      total_opens: 'total_opens',
+      unique_opens: 'unique_opens',
+      unsubscribes: 'unsubscribes',
+    },
+    group: 'unsubscribe_group_id',
+  },
+  beforeClaim: async (deps, now) => {
     await startDueSends(deps, now);
   },
-  afterSettle: async (deps: AppDeps, now: Date) => {
+  afterSettle: async (deps, now) => {
     await completeSends(deps, now);
   },
-  /** An idle worker wakes when the next scheduled send comes due. */
-  nextWakeAt: (deps: AppDeps) => nextSendDueAt(deps.database.db),
-} satisfies Pick<QueueHooks, 'beforeClaim' | 'afterSettle' | 'nextWakeAt'> & { renderer: QueueHooks['renderers']['single_send'] };
+  // An idle worker wakes when the next scheduled send comes due.
+  nextWakeAt: (deps) => nextSendDueAt(deps.database.db),
+};

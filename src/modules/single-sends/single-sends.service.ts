@@ -6,7 +6,7 @@ import { trackingLinks } from '../../delivery/tracking.js';
 import { Conflict, NotFound, Rnf, type FieldErrors } from '../../http/errors.js';
 import { Rules } from '../../http/messages.js';
 import { utrOf } from '../../http/schemas.js';
-import { wakeWorkers } from '../../queue/system-mail.js';
+import { wakeWorkers } from '../../queue/queue.queries.js';
 import { isoMicros } from '../../util/time.js';
 import {
   cancelQueuedMessages,

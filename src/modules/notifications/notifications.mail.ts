@@ -1,0 +1,57 @@
+/**
+ * The service's own mail (kind `system`): sender verification links and event notifications. Each
+ * is rendered whole when it is queued and goes as it is; it counts in no statistics.
+ */
+import type { Db } from '../../db/index.js';
+import { trackingLinks } from '../../delivery/tracking.js';
+import type { MailMessage } from '../../delivery/transport.js';
+import { wakeWorkers } from '../../queue/queue.queries.js';
+import type { MailKind } from '../../queue/queue.types.js';
+import { isoMicros } from '../../util/time.js';
+
+const KIND = 'system';
+
+/**
+ * Queues a fully rendered mail of the service itself (a sender verification link, an event
+ * notification): a row in the caller's transaction, so the mail exists exactly when the change
+ * that causes it is committed. `db` is the transaction (or the handle, for a change of one row).
+ */
+export async function enqueueSystemMail(db: Db, userId: number, message: MailMessage, now: Date): Promise<void> {
+  const at = isoMicros(now);
+  await db
+    .insertInto('mail_messages')
+    .values({
+      user_id: userId,
+      kind: KIND,
+      email: message.to,
+      email_key: message.to.trim().toLowerCase(),
+      payload: JSON.stringify(message),
+      next_attempt_at: at,
+      created_at: at,
+      updated_at: at,
+    })
+    .execute();
+  await wakeWorkers(db);
+}
+
+/**
+ * The service's own mail as a kind of the queue. The payload is the whole message and goes with
+ * the row's stable Message-ID. A payload that is not a message cannot become one later, so it is
+ * cancelled with the reason.
+ */
+export const systemMailKind: MailKind = {
+  name: KIND,
+  source: null,
+  render: async (deps, rows) => {
+    const links = trackingLinks(deps.config);
+    return rows.map((row) => {
+      try {
+        const message = JSON.parse(row.payload ?? '') as MailMessage;
+        if (!message || typeof message !== 'object' || typeof message.subject !== 'string') throw new Error('no subject');
+        return { message: { ...message, to: row.email, messageId: links.messageId(row.id) } };
+      } catch (err) {
+        return { skip: 'cancelled' as const, reason: `unreadable system mail payload: ${(err as Error).message}` };
+      }
+    });
+  },
+};
