@@ -40,7 +40,7 @@ export default tseslint.config(
       'bench/**/*.ts',
       'src/db/migrations/*.ts',
       'src/db/dialect.ts',
-      'src/db/list-source.ts',
+      'src/http/list-source.ts',
       'src/db/soft-delete.ts',
     ],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
