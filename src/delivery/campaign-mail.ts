@@ -4,8 +4,8 @@
  * recipient only string joins of the recipient's values into it, and the headers. Suppression is
  * checked again here, at send time, so an address unsubscribed after it was queued is skipped.
  */
-import type { AppDeps } from '../deps.js';
-import type { Db } from '../db/index.js';
+import type { Config } from '../config.js';
+import type { Database, Db } from '../db/index.js';
 import type { QueuedMessage } from '../db/types.js';
 import { recipientValues, type RecipientInput } from './placeholders.js';
 import { compileDesign, OPEN_PIXEL, renderFor, type CompileInput, type CompiledDesign } from './render.js';
@@ -126,7 +126,7 @@ function parseJson<T>(text: string | null): T | null {
  * queued is suppressed. Two queries per batch (contacts, suppressions) besides the caller's.
  */
 export async function renderCampaignBatch(
-  deps: AppDeps,
+  deps: { database: Database; config: Config },
   rows: QueuedMessage[],
   sourceOf: (row: QueuedMessage) => CampaignSource | undefined,
 ): Promise<Rendered[]> {

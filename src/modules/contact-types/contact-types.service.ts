@@ -13,7 +13,7 @@ import {
   updateContactTypeName,
 } from './contact-types.queries.js';
 import { toContactType, type ContactTypeRow } from './contact-types.schema.js';
-import { syncSegmentMembership } from '../segments/segments.membership.js';
+import { audienceChanged } from '../audience/audience.service.js';
 
 /** The list source of the account's contact types with `contacts_count`. */
 export function listContactTypes({ database: { db } }: AppDeps, userId: number) {
@@ -56,12 +56,12 @@ export async function renameContactType({ database: { db } }: AppDeps, userId: n
 }
 
 /** Soft-deletes a contact type and its contacts, in one transaction. */
-export async function deleteContactType({ database: { db } }: AppDeps, userId: number, rawId: unknown): Promise<void> {
+export async function deleteContactType(deps: AppDeps, userId: number, rawId: unknown): Promise<void> {
   const id = toId(rawId);
-  await db.transaction().execute(async (trx) => {
+  await deps.database.db.transaction().execute(async (trx) => {
     if (!id || !(await findContactType(trx, userId, id))) throw new NotFound(RNF);
     await softDeleteContactType(trx, userId, id);
     // Its contacts are gone: they leave every segment (the segments themselves stay).
-    await syncSegmentMembership(trx, userId, { contactTypeId: id });
+    await audienceChanged(trx, deps, userId, { contactTypeId: id });
   });
 }

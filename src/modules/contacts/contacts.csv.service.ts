@@ -9,8 +9,7 @@ import { findContactType } from '../contact-types/contact-types.queries.js';
 import { customFieldsByName, selectFields } from '../fields/fields.queries.js';
 import { CONTACT_COLUMNS, RESERVED_EXTRAS, fieldLabel } from '../../reference/fields.js';
 import { enqueueEvent } from '../notifications/notifications.events.js';
-import { syncSegmentMembership } from '../segments/segments.membership.js';
-import { enrollJoiners } from '../automations/automations.enroll.js';
+import { audienceChanged } from '../audience/audience.service.js';
 import { CsvFormatError, STD_COLUMNS, readContactCsv, sniffCsv, type ImportRow, type RowError } from './contacts.csv.parse.js';
 import { contactsByEmailKeys, contactSink, hasContacts, type ExistingContact } from './contacts.csv.queries.js';
 import { parseCustomValues, serializeCustomValues } from './contacts.values.js';
@@ -154,8 +153,7 @@ export async function importContactsCsv(deps: AppDeps, userId: number, upload: C
         await writer.abort();
         throw err;
       }
-      await syncSegmentMembership(trx, userId, { contactTypeId: typeId });
-      await enrollJoiners(trx, deps, userId, { contactTypeId: typeId });
+      await audienceChanged(trx, deps, userId, { contactTypeId: typeId });
       // The notification is queued with the import: both are committed, or neither.
       const details = { contact_type_id: typeId, created: summary.created, updated: summary.updated, skipped: summary.skipped };
       await enqueueEvent(trx, deps, userId, 'contacts.imported', details);

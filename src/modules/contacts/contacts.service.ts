@@ -9,8 +9,7 @@ import { toContactType } from '../contact-types/contact-types.schema.js';
 import { customFieldsByName } from '../fields/fields.queries.js';
 import { RESERVED_EXTRAS } from '../../reference/fields.js';
 import { countryById } from '../../reference/geo.js';
-import { syncSegmentMembership } from '../segments/segments.membership.js';
-import { enrollJoiners } from '../automations/automations.enroll.js';
+import { audienceChanged } from '../audience/audience.service.js';
 import {
   contactTypesByIds,
   countContacts,
@@ -124,8 +123,7 @@ export async function addContact(deps: AppDeps, userId: number, input: ContactIn
   return uniqueOr('email', () =>
     db.transaction().execute(async (trx) => {
       const id = await insertContact(trx, { user_id: userId, ...columnsOf(input, custom) });
-      await syncSegmentMembership(trx, userId, { contactIds: [id] });
-      await enrollJoiners(trx, deps, userId, { contactIds: [id] });
+      await audienceChanged(trx, deps, userId, { contactIds: [id] });
       return id;
     }),
   );
@@ -150,29 +148,28 @@ export async function updateContact(
   await uniqueOr('email', () =>
     db.transaction().execute(async (trx) => {
       await updateContactRow(trx, userId, input.contact_id, columnsOf(input, custom));
-      await syncSegmentMembership(trx, userId, { contactIds: [input.contact_id] });
-      await enrollJoiners(trx, deps, userId, { contactIds: [input.contact_id] });
+      await audienceChanged(trx, deps, userId, { contactIds: [input.contact_id] });
     }),
   );
 }
 
 /** Soft-deletes one contact; it leaves its segments in the same transaction. */
-export async function deleteContact({ database: { db } }: AppDeps, userId: number, rawId: unknown): Promise<void> {
+export async function deleteContact(deps: AppDeps, userId: number, rawId: unknown): Promise<void> {
   const id = toId(rawId);
   if (!id) throw new NotFound(RNF);
-  await db.transaction().execute(async (trx) => {
+  await deps.database.db.transaction().execute(async (trx) => {
     if ((await softDeleteContacts(trx, userId, [id])) === 0) throw new NotFound(RNF);
-    await syncSegmentMembership(trx, userId, { contactIds: [id] });
+    await audienceChanged(trx, deps, userId, { contactIds: [id] });
   });
 }
 
 /** Soft-deletes the account's contacts among `ids`; not found when none of them is. */
-export async function bulkDeleteContacts({ database: { db } }: AppDeps, userId: number, ids: number[]): Promise<number> {
+export async function bulkDeleteContacts(deps: AppDeps, userId: number, ids: number[]): Promise<number> {
   const unique = [...new Set(ids)];
-  return db.transaction().execute(async (trx) => {
+  return deps.database.db.transaction().execute(async (trx) => {
     const n = await softDeleteContacts(trx, userId, unique);
     if (n === 0) throw new NotFound(RNF);
-    await syncSegmentMembership(trx, userId, { contactIds: unique });
+    await audienceChanged(trx, deps, userId, { contactIds: unique });
     return n;
   });
 }

@@ -6,8 +6,7 @@ import { toId } from '../../http/schemas.js';
 import { TAKEN_FIELD_NAMES } from '../../reference/fields.js';
 import { customFieldsByName, deleteCustomFieldAndValues, findCustomField, insertCustomField, selectFields } from './fields.queries.js';
 import { toField, type FieldRow } from './fields.schema.js';
-import { syncSegmentMembership } from '../segments/segments.membership.js';
-import { enrollJoiners } from '../automations/automations.enroll.js';
+import { audienceChanged } from '../audience/audience.service.js';
 
 /** Reserved fields (userId null) or the account's custom fields, as a list source. */
 export function listFields({ database: { db } }: AppDeps, userId: number | null) {
@@ -46,9 +45,8 @@ export async function deleteCustomField(deps: AppDeps, userId: number, rawId: un
     const field = id ? await findCustomField(trx, userId, id) : undefined;
     if (!field) throw new NotFound(RNF);
     await deleteCustomFieldAndValues(trx, userId, field.id, field.field_name);
-    // Segments naming the field keep their conditions; the field now reads as empty (docs/segments.md).
-    await syncSegmentMembership(trx, userId, { fieldName: field.field_name });
-    // Segments that now match more contacts bring joiners to automations.
-    await enrollJoiners(trx, deps, userId, {});
+    // Segments naming the field keep their conditions; the field now reads as empty (docs/segments.md),
+    // and segments that now match more contacts bring joiners to automations.
+    await audienceChanged(trx, deps, userId, { fieldName: field.field_name });
   });
 }

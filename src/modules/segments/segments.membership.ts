@@ -2,9 +2,8 @@ import { sql, type Expression } from 'kysely';
 import { engineOf, lockAccountSegments } from '../../db/dialect.js';
 import type { ContactTable } from '../../db/types.js';
 import { isoMicros } from '../../util/time.js';
-import { customFieldsByName } from '../fields/fields.queries.js';
 import { conditionsOf, conditionsSql, fieldCatalogue, type FieldKind } from './segments.conditions.js';
-import { segmentsOf, segmentsTouching } from './segments.queries.js';
+import { customFieldTypes, segmentsOf, segmentsTouching } from './segments.queries.js';
 import type { SegmentRow } from './segments.schema.js';
 import type { Db } from '../../db/index.js';
 
@@ -30,7 +29,7 @@ function parse(text: string): string[] {
 
 /** The account's field catalogue for compiling conditions (reserved + custom fields + created_at). */
 export async function catalogueOf(db: Db, userId: number): Promise<Map<string, FieldKind>> {
-  return fieldCatalogue(await customFieldsByName(db, userId));
+  return fieldCatalogue(await customFieldTypes(db, userId));
 }
 
 /** The live contacts of the segment's type that its conditions select (as `c`): what membership is computed from. */

@@ -43,6 +43,24 @@ export function selectSegmentsWithCounts(db: Db, userId: number) {
 }
 
 /** One live segment of the account. */
+/** The account's custom fields by name, with their types: what segment conditions may name. */
+export async function customFieldTypes(db: Db, userId: number): Promise<Map<string, { field_type: string }>> {
+  const rows = await db.selectFrom('fields').select(['field_name', 'field_type']).where('user_id', '=', userId).execute();
+  return new Map(rows.map((r) => [r.field_name, r]));
+}
+
+/** Whether the account has a live contact type with this id (a segment's type must be one). */
+export async function contactTypeExists(db: Db, userId: number, id: number): Promise<boolean> {
+  const row = await db
+    .selectFrom('contact_types')
+    .select('id')
+    .where('user_id', '=', userId)
+    .where('id', '=', id)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 export function findSegment(db: Db, userId: number, id: number) {
   return db
     .selectFrom('segments')

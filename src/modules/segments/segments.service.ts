@@ -5,11 +5,11 @@ import { queryListSource } from '../../http/list-source.js';
 import { NotFound, RNF, Rnf, type FieldErrors } from '../../http/errors.js';
 import { messages, Rules, uniqueOr } from '../../http/messages.js';
 import { toId } from '../../http/schemas.js';
-import { findContactType } from '../contact-types/contact-types.queries.js';
 import { parseConditions, arity } from './segments.conditions.js';
 import { catalogueOf, refreshSegmentMembers } from './segments.membership.js';
 import { enrollJoiners } from '../automations/automations.enroll.js';
 import {
+  contactTypeExists,
   emailInSegment,
   findRecipient,
   findSegment,
@@ -49,7 +49,7 @@ export function listSegments(deps: AppDeps, userId: number) {
  */
 async function checkSegment(db: Db, userId: number, input: SegmentInput, rules: Rules): Promise<SegmentValues> {
   await rules.check('contact_type_id', input.contact_type_id, async (id) =>
-    (await findContactType(db, userId, id)) ? null : messages.invalid('contact_type_id'),
+    (await contactTypeExists(db, userId, id)) ? null : messages.invalid('contact_type_id'),
   );
   const conditions = parseConditions(input, await catalogueOf(db, userId), rules);
   rules.done();
