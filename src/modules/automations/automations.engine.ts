@@ -180,7 +180,11 @@ async function leaving(trx: Db, a: AutomationRow, ids: number[]): Promise<Map<nu
  */
 async function stepBatch(deps: AppDeps, automationId: number, now: Date): Promise<number> {
   const at = isoMicros(now);
-  return deps.database.db.transaction().execute(async (trx) => {
+  /** What the step did, for its log line once committed: messages queued per email, exits per reason. */
+  const queued: Record<number, number> = {};
+  const exited: Record<string, number> = {};
+  let utr = '';
+  const stepped = await deps.database.db.transaction().execute(async (trx) => {
     const engine = engineOf(trx);
     const a = await trx
       .selectFrom('automations')
@@ -191,6 +195,7 @@ async function stepBatch(deps: AppDeps, automationId: number, now: Date): Promis
       .$if(engine === 'postgres', (q) => q.forNoKeyUpdate())
       .executeTakeFirst();
     if (!a) return 0;
+    utr = a.utr;
     const due = await trx
       .selectFrom('automation_enrollments')
       .select(['id', 'next_schedule_id'])
@@ -209,6 +214,7 @@ async function stepBatch(deps: AppDeps, automationId: number, now: Date): Promis
     );
     for (const reason of new Set(exits.values())) {
       const ids = [...exits].filter(([, r]) => r === reason).map(([id]) => id);
+      exited[reason] = ids.length;
       await trx
         .updateTable('automation_enrollments')
         .set({ state: 'exited', exit_reason: reason, due_at: null, updated_at: at })
@@ -231,7 +237,8 @@ async function stepBatch(deps: AppDeps, automationId: number, now: Date): Promis
             cast(${at} as text), cast(${at} as text), cast(${at} as text)
           from automation_enrollments where id in (${sql.join(ids)})
           on conflict do nothing`.execute(trx);
-        triggered += Number(inserted.numAffectedRows ?? 0);
+        queued[email.id] = Number(inserted.numAffectedRows ?? 0);
+        triggered += queued[email.id];
       }
       await trx
         .updateTable('automation_enrollments')
@@ -255,6 +262,8 @@ async function stepBatch(deps: AppDeps, automationId: number, now: Date): Promis
     }
     return due.length;
   });
+  if (stepped > 0) deps.log.info({ automation: utr, stepped, queued, exited }, 'automation step: emails queued');
+  return stepped;
 }
 
 /** Steps every due enrollment of every live automation. Returns how many enrollments were stepped. */

@@ -32,12 +32,16 @@ export async function startDueSends(deps: AppDeps, now: Date): Promise<number> {
       seen.add(id);
       const won = await db.transaction().execute(async (trx) => {
         const send = await claimDueSend(trx, id, now);
-        if (!send) return false;
-        await setTriggered(trx, id, await resolveRecipients(trx, send, now));
+        if (!send) return null;
+        const recipients = await resolveRecipients(trx, send, now);
+        await setTriggered(trx, id, recipients);
         await wakeWorkers(trx);
-        return true;
+        return { send, recipients };
       });
-      if (won) started++;
+      if (!won) continue;
+      started++;
+      const { send, recipients } = won;
+      deps.log.info({ singleSend: send.utr, userId: send.user_id, recipients }, 'single send started');
     }
   }
 }
@@ -54,11 +58,10 @@ export async function completeSends(deps: AppDeps, now: Date): Promise<number> {
     const finished = await selectFinishedSends(db, BATCH);
     if (finished.length === 0) return completed;
     for (const { id } of finished) {
-      await db.transaction().execute(async (trx) => {
+      const done = await db.transaction().execute(async (trx) => {
         const send = await completeSend(trx, id, now);
-        if (!send) return;
-        completed++;
-        if (send.deleted_at !== null) return;
+        if (!send) return null;
+        if (send.deleted_at !== null) return send;
         const details = {
           single_send_name: send.single_send_name,
           utr: send.utr,
@@ -68,7 +71,15 @@ export async function completeSends(deps: AppDeps, now: Date): Promise<number> {
           sent_at: send.sent_at,
         };
         await enqueueEvent(trx, deps, send.user_id, 'single_send.completed', details);
+        return send;
       });
+      if (!done) continue;
+      completed++;
+      const { utr, user_id, triggered, delivered, bounces, deleted_at } = done;
+      deps.log.info(
+        { singleSend: utr, userId: user_id, triggered, delivered, bounces, deleted: deleted_at !== null },
+        'single send completed',
+      );
     }
   }
 }
