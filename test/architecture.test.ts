@@ -1,0 +1,38 @@
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { describe, test } from 'node:test';
+
+const SRC = join(import.meta.dirname, '..', 'src');
+
+/** Every TypeScript file under `dir`, relative to src/. */
+function filesUnder(dir: string): string[] {
+  return readdirSync(join(SRC, dir), { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith('.ts'))
+    .map((f) => join(dir, f));
+}
+
+/** The src/-relative paths a file imports (static and dynamic imports of relative paths). */
+function importsOf(file: string): string[] {
+  const text = readFileSync(join(SRC, file), 'utf8');
+  return [...text.matchAll(/(?:from\s+|import\(\s*)'(\.[^']+)'/g)].map((m) => relative(SRC, join(SRC, file, '..', m[1])));
+}
+
+describe('the floors of the code hold', () => {
+  test('nothing in db/, http/, delivery/, queue/, reference/ or util/ imports a module', () => {
+    const low = ['db', 'http', 'delivery', 'queue', 'reference', 'util'].flatMap(filesUnder);
+    const up = low.flatMap((f) =>
+      importsOf(f)
+        .filter((i) => i.startsWith('modules/') || i === 'mail-kinds.js')
+        .map((i) => `${f} → ${i}`),
+    );
+    assert.deepEqual(up, []);
+  });
+
+  test('the generic queue files name no kind of mail', () => {
+    for (const f of filesUnder('queue')) {
+      const text = readFileSync(join(SRC, f), 'utf8');
+      assert.doesNotMatch(text, /'(system|single_send|automation)'|single_sends|automations\b/, f);
+    }
+  });
+});
