@@ -121,7 +121,7 @@ export async function markSent(
 /**
  * A temporary failure (4xx, dropped connection, timeout): the message waits its backoff and is
  * tried again; the 5th failure makes it bounced (counted in `bounces`, the address not
- * suppressed: nothing says it is bad for good). Returns the state each held message got.
+ * suppressed: nothing says it is bad for good). Returns each held message as marked, with its new state.
  */
 export async function markRetry(
   db: Db,
@@ -166,8 +166,8 @@ export async function markRetry(
 
 /**
  * A permanent failure (5xx): the message is bounced at once, counted in `bounces`, and the
- * address joins the account's bounced addresses, so nothing of the account mails it again.
- * Returns how many were still held.
+ * address joins the account's bounced addresses, so nothing of the account mails it again
+ * (`recordBounced`). Returns the messages that were still held, as marked.
  */
 export async function markBounced(
   db: Db,
