@@ -23,7 +23,9 @@ const schema = {
  * verifies nothing and says so (400 / 404).
  */
 export const senderVerifyRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  app.get('/sender/verify', { schema, config: { public: true } }, async (req, reply) => {
+  // The link verifies on GET (it is opened from a mail); no implicit HEAD route, so the HEAD a mail
+  // scanner or link checker sends verifies nothing.
+  app.get('/sender/verify', { schema, exposeHeadRoute: false, config: { public: true } }, async (req, reply) => {
     const token = req.query.token;
     const outcome = await verifySenderByToken(app.deps, token);
     if (!outcome.ok) {
