@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
@@ -75,7 +75,7 @@ export function createDb(url: string, options: DbOptions = {}): Database {
     return { db, engine: 'postgres', read, version: listener && watchAccounts(listener), listener, transactionWithClient, close };
   }
   const path = url.replace(/^sqlite:(\/\/)?/, '') || ':memory:';
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  if (path !== ':memory:') createPrivateFile(path);
   const sqlite = new SQLite(path);
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = NORMAL');
@@ -97,6 +97,17 @@ export function createDb(url: string, options: DbOptions = {}): Database {
   const transactionWithClient = <T>(fn: (trx: Db, client: pg.PoolClient | null) => Promise<T>) =>
     db.transaction().execute((trx) => fn(trx, null));
   return { db, engine: 'sqlite', read, version: changeCounter(sqlite), transactionWithClient, close };
+}
+
+/**
+ * Creates the database file, when it does not exist yet, readable and writable by its owner alone
+ * (0600, as the generated app secret): it holds every contact and the accounts' key hashes. An
+ * empty file is a new SQLite database. SQLite gives the `-wal` and `-shm` files it makes next to
+ * it the same mode. An existing file keeps the mode its owner gave it.
+ */
+function createPrivateFile(path: string): void {
+  mkdirSync(dirname(path), { recursive: true });
+  closeSync(openSync(path, 'a', 0o600));
 }
 
 /**

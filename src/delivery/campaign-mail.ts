@@ -7,6 +7,7 @@
 import type { Config } from '../config.js';
 import type { Database, Db } from '../db/index.js';
 import type { QueuedMessage } from '../db/types.js';
+import { mailtoAddress } from '../util/email.js';
 import { recipientValues, type RecipientInput } from './placeholders.js';
 import { compileDesign, OPEN_PIXEL, renderFor, type CompileInput, type CompiledDesign } from './render.js';
 import { trackingLinks } from './tracking.js';
@@ -182,8 +183,9 @@ function messageFor(
   const shared = { sender_name: source.senderName ?? '', sender_address: source.senderAddress ?? '' };
   const { subject, html, text } = renderFor(design, values, shared);
   // The service receives no mail: the mailto reaches the sender's reply-to mailbox, whose reader
-  // can unsubscribe the address named by the token in the subject.
-  const mailto = `mailto:${source.replyTo}?subject=${encodeURIComponent(`unsubscribe ${links.unsubscribeToken(row.id)}`)}`;
+  // can unsubscribe the address named by the token in the subject. The address is percent-encoded
+  // (RFC 6068): a valid local part may hold `?`, `#`, `&` or `%`, which would break the URI.
+  const mailto = `mailto:${mailtoAddress(source.replyTo)}?subject=${encodeURIComponent(`unsubscribe ${links.unsubscribeToken(row.id)}`)}`;
   return {
     from: { name: source.senderName ?? '', address: source.fromSender },
     to: row.email,

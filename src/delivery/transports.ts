@@ -50,8 +50,35 @@ function bareMessageId(id: string | undefined): string {
   return (id ?? '').replace(/^<|>$/g, '');
 }
 
+/**
+ * The header fields the DKIM signature covers (those a message carries; absent ones are left out
+ * of `h=`): every field a receiver shows or acts on. Nodemailer's default list leaves out
+ * `List-Unsubscribe-Post`, which RFC 8058 §4 requires signed with `List-Unsubscribe`, or a mail
+ * provider does not offer one-click unsubscribe.
+ */
+export const DKIM_SIGNED_HEADERS = [
+  'From',
+  'Sender',
+  'Reply-To',
+  'To',
+  'Cc',
+  'Subject',
+  'Date',
+  'Message-ID',
+  'In-Reply-To',
+  'References',
+  'MIME-Version',
+  'Content-Type',
+  'Content-Transfer-Encoding',
+  'List-Id',
+  'List-Unsubscribe',
+  'List-Unsubscribe-Post',
+] as const;
+
 function dkimOptions(dkim: TransportConfig['dkim']) {
-  return dkim ? { domainName: dkim.domain, keySelector: dkim.selector, privateKey: dkim.privateKey } : undefined;
+  return dkim
+    ? { domainName: dkim.domain, keySelector: dkim.selector, privateKey: dkim.privateKey, headerFieldNames: DKIM_SIGNED_HEADERS.join(':') }
+    : undefined;
 }
 
 /**

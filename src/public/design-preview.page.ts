@@ -6,6 +6,7 @@
  */
 import { escapeHtml, PLACEHOLDER_NAMES } from '../delivery/placeholders.js';
 import { fieldLabel } from '../reference/fields.js';
+import { pageHeaders } from './page.js';
 
 /** The sample contact every preview shows, one value per placeholder of a contact. */
 export const SAMPLE_CONTACT: Readonly<Record<string, string>> = {
@@ -69,15 +70,10 @@ const STYLE =
  * The page's own content is escaped text, so inline styles cost it nothing. No referrer, so the
  * image hosts an email loads from never learn the page's address.
  */
-export const PREVIEW_HEADERS: Readonly<Record<string, string>> = {
-  'Content-Security-Policy':
-    "default-src 'none'; style-src 'unsafe-inline' https:; img-src https: http: data:; font-src https: data:; " +
+export const PREVIEW_HEADERS = pageHeaders(
+  "default-src 'none'; style-src 'unsafe-inline' https:; img-src https: http: data:; font-src https: data:; " +
     "form-action 'none'; base-uri 'none'; frame-ancestors 'none'",
-  'Cache-Control': 'no-store',
-  'Referrer-Policy': 'no-referrer',
-  'X-Content-Type-Options': 'nosniff',
-  'X-Frame-Options': 'DENY',
-};
+);
 
 export interface PreviewView {
   subject: string;

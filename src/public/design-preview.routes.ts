@@ -1,12 +1,11 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyReply } from 'fastify';
 import type { Db } from '../db/index.js';
 import { compileDesign, renderFor, type CompiledDesign } from '../delivery/render.js';
 import { Media } from '../http/schemas.js';
 import { customFieldsByName } from '../modules/fields/fields.queries.js';
 import { customSamples, PREVIEW_HEADERS, previewPage, SAMPLE_CONTACT, usesOtherNames } from './design-preview.page.js';
-import { messagePage, PAGE_HEADERS } from './unsubscribe.page.js';
+import { messagePage, sendPage } from './page.js';
 
 const Html = (description: string) => Media('text/html', description);
 
@@ -46,11 +45,6 @@ function findPreviewSchedule(db: Db, utr: string) {
     .executeTakeFirst();
 }
 
-/** Sends an HTML page with the given security headers. */
-function html(reply: FastifyReply, status: number, headers: Readonly<Record<string, string>>, body: string) {
-  return reply.code(status).headers(headers).type('text/html; charset=utf-8').send(body);
-}
-
 /**
  * `GET /designs/<utr>`: the page an automation email's `design_url` names. Public: the utr, a
  * random UUID, is the credential, as for a shared document link. Nothing is counted or changed.
@@ -68,12 +62,7 @@ export const designPreviewRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const utr = req.params.utr;
     const schedule = UTR.test(utr) ? await findPreviewSchedule(db, utr) : undefined;
     if (!schedule) {
-      return html(
-        reply,
-        404,
-        PAGE_HEADERS,
-        messagePage('Link not valid', 'This design link is not valid. The email may have been deleted.'),
-      );
+      return sendPage(reply, 404, messagePage('Link not valid', 'This design link is not valid. The email may have been deleted.'));
     }
     let compiled: CompiledDesign;
     try {
@@ -86,10 +75,9 @@ export const designPreviewRoutes: FastifyPluginAsyncTypebox = async (app) => {
     } catch (err) {
       // A stored design that no longer compiles: say so on the page, never a 500.
       req.log.warn({ err, utr }, 'design preview could not be rendered');
-      return html(
+      return sendPage(
         reply,
         200,
-        PAGE_HEADERS,
         messagePage('Design cannot be shown', "This email's design cannot be shown: it is not valid. Edit the email to fix it."),
       );
     }
@@ -102,6 +90,6 @@ export const designPreviewRoutes: FastifyPluginAsyncTypebox = async (app) => {
       fromAddress: schedule.from_sender,
       html: rendered.html,
     });
-    return html(reply, 200, PREVIEW_HEADERS, page);
+    return sendPage(reply, 200, page, PREVIEW_HEADERS);
   });
 };

@@ -3,15 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { escapeHtml } from '../delivery/placeholders.js';
 import { FailedFields, Media } from '../http/schemas.js';
 import { verifySenderByToken } from '../modules/senders/senders.service.js';
-
-/** A small self-contained HTML page (every interpolated value is escaped by the caller). */
-function page(title: string, body: string): string {
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex"><title>${title}</title>
-<style>body{font-family:system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem;color:#222;line-height:1.5}h1{font-size:1.4rem}</style>
-</head><body><h1>${title}</h1>${body}</body></html>`;
-}
+import { messagePage, plainPage, sendPage } from './page.js';
 
 const schema = {
   summary: 'Verify a sender (the link in the verification mail)',
@@ -31,20 +23,23 @@ const schema = {
  * verifies nothing and says so (400 / 404).
  */
 export const senderVerifyRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  app.get('/sender/verify', { schema, config: { public: true } }, async (req, reply) => {
+  // The link verifies on GET (it is opened from a mail); no implicit HEAD route, so the HEAD a mail
+  // scanner or link checker sends verifies nothing.
+  app.get('/sender/verify', { schema, exposeHeadRoute: false, config: { public: true } }, async (req, reply) => {
     const token = req.query.token;
     const outcome = await verifySenderByToken(app.deps, token);
-    reply.type('text/html; charset=utf-8').header('Cache-Control', 'no-store').header('Referrer-Policy', 'no-referrer');
     if (!outcome.ok) {
       const text =
         outcome.reason === 'invalid'
           ? 'This verification link is invalid or has expired. Ask for a new verification mail.'
           : 'This verification link is no longer valid: the sender was deleted or its address has changed.';
-      return reply.code(outcome.reason === 'invalid' ? 400 : 404).send(page('Invalid verification link', `<p>${escapeHtml(text)}</p>`));
+      return sendPage(reply, outcome.reason === 'invalid' ? 400 : 404, messagePage('Invalid verification link', text));
     }
     const s = outcome.sender;
-    return reply.send(
-      page(
+    return sendPage(
+      reply,
+      200,
+      plainPage(
         'Sender verified',
         `<p><b>${escapeHtml(s.from_name)}</b> &lt;${escapeHtml(s.from_email)}&gt; is now a verified sender and can be used for campaigns.</p>`,
       ),

@@ -4,8 +4,12 @@ import { trackingLinks } from '../delivery/tracking.js';
 import { Media } from '../http/schemas.js';
 import { createOpenBatches } from './open-batches.js';
 
-/** The smallest transparent 1×1 GIF (43 bytes). */
-export const PIXEL = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
+/**
+ * The smallest well-formed transparent 1×1 GIF (43 bytes): its image data is the LZW codes clear,
+ * pixel 0 and end-of-information (two data bytes), then the `;` trailer. Strict decoders refuse
+ * the common 42-byte variant, whose one data byte stops before the end-of-information code.
+ */
+export const PIXEL = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAICRAEAOw==', 'base64');
 
 const schema = {
   summary: 'The open-tracking pixel of a mail',

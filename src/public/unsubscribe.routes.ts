@@ -6,7 +6,8 @@ import { Id, Media } from '../http/schemas.js';
 import { MAIL_KINDS } from '../mail-kinds.js';
 import { findPublicMessage, type PublicMessage } from '../queue/engagement.js';
 import { applyPreferences, preferencesOf, unsubscribeOneClick } from './preferences.service.js';
-import { messagePage, PAGE_HEADERS, preferencesPage } from './unsubscribe.page.js';
+import { messagePage, sendPage } from './page.js';
+import { preferencesPage } from './unsubscribe.page.js';
 
 const Html = (description: string) => Media('text/html', description);
 const params = Type.Object({ token: Type.String({ maxLength: 2048, description: 'The signed unsubscribe token from the mail.' }) });
@@ -44,19 +45,14 @@ const postSchema = {
   },
 };
 
-/** Sends an HTML page with the page's security headers. */
-function html(reply: FastifyReply, status: number, body: string) {
-  return reply.code(status).headers(PAGE_HEADERS).type('text/html; charset=utf-8').send(body);
-}
-
 const invalid = (reply: FastifyReply) =>
-  html(
+  sendPage(
     reply,
     404,
     messagePage('Link not valid', 'This unsubscribe link is not valid. Use the link from the most recent email you received.'),
   );
 const unreadable = (reply: FastifyReply) =>
-  html(
+  sendPage(
     reply,
     400,
     messagePage('Nothing changed', 'Your choice could not be read. Open the link from your email again and save your preferences.'),
@@ -82,7 +78,7 @@ export const unsubscribePageRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const message = await messageOf(req.params.token);
     if (!message) return invalid(reply);
     const prefs = await preferencesOf(db, message);
-    return html(reply, 200, preferencesPage({ email: message.email, ...prefs }));
+    return sendPage(reply, 200, preferencesPage({ email: message.email, ...prefs }));
   });
 
   app.post('/u/:token', { schema: postSchema, config: { public: true, deferValidation: true } }, async (req, reply) => {
@@ -93,12 +89,12 @@ export const unsubscribePageRoutes: FastifyPluginAsyncTypebox = async (app) => {
     if (body['List-Unsubscribe'] === 'One-Click') {
       await unsubscribeOneClick(app.deps, message);
       const what = message.groupId === null ? 'all emails from this sender' : 'this kind of email';
-      return html(reply, 200, messagePage('Unsubscribed', `${message.email} is unsubscribed from ${what}.`));
+      return sendPage(reply, 200, messagePage('Unsubscribed', `${message.email} is unsubscribed from ${what}.`));
     }
     if (body.preferences !== '1') return unreadable(reply);
     const saved = await applyPreferences(app.deps, message, { global: body.global === '1', groupIds: body.groups ?? [] });
     if (!saved) return unreadable(reply);
     const prefs = await preferencesOf(db, message);
-    return html(reply, 200, preferencesPage({ email: message.email, ...prefs, notice: 'Your preferences are saved.' }));
+    return sendPage(reply, 200, preferencesPage({ email: message.email, ...prefs, notice: 'Your preferences are saved.' }));
   });
 };

@@ -10,3 +10,18 @@ const EMAIL =
 export function isEmail(value: string): boolean {
   return value.length <= 254 && EMAIL.test(value);
 }
+
+/** What RFC 6068 lets stand unencoded in a mailto address: unreserved characters and `some-delims` but `@`. */
+const MAILTO_PLAIN = /[A-Za-z0-9\-._~!$'()*+,;:]/;
+
+/**
+ * `address` as the `to` of a `mailto:` URI (RFC 6068 §2): each character of its local part and
+ * domain outside the plain set percent-encoded as UTF-8 (`?`, `#`, `%`, `&`, `/`, `=`, …, and an
+ * `@` inside a quoted local part), the last `@` kept as the separator. A URI parser decoding the
+ * result gets `address` back exactly.
+ */
+export function mailtoAddress(address: string): string {
+  const at = address.lastIndexOf('@');
+  const encode = (part: string) => Array.from(part, (c) => (MAILTO_PLAIN.test(c) ? c : encodeURIComponent(c))).join('');
+  return at < 0 ? encode(address) : `${encode(address.slice(0, at))}@${encode(address.slice(at + 1))}`;
+}

@@ -5,6 +5,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { dkimVerify } from 'mailauth';
 import { TransportError, type MailMessage } from '../../src/delivery/transport.js';
 import { createTransport, outboxTransport, smtpTransport, systemFrom, toTransportError } from '../../src/delivery/transports.js';
 import { parseMessage, SmtpSink } from '../support/smtp-sink.js';
@@ -30,6 +31,53 @@ async function closedPort(): Promise<number> {
 }
 
 const dkimKey = () => generateKeyPairSync('rsa', { modulusLength: 1024 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+
+/** A DKIM key pair: the private key as configured, and a DNS resolver serving its public key at `<selector>._domainkey.<domain>`. */
+function dkimPair(domain: string, selector: string) {
+  const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const txt = `v=DKIM1; k=rsa; p=${publicKey.export({ type: 'spki', format: 'der' }).toString('base64')}`;
+  const resolver = async (name: string, type: string) => {
+    if (type === 'TXT' && name === `${selector}._domainkey.${domain}`) return [[txt]];
+    throw Object.assign(new Error(`no ${type} record for ${name}`), { code: 'ENOTFOUND' });
+  };
+  return { dkim: { domain, selector, privateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString() }, resolver };
+}
+
+/** A campaign mail as the queue hands it over: one-click unsubscribe headers, a reply-to, a message id. */
+const campaignMessage = (to: string) =>
+  message(to, {
+    messageId: `m.${to.split('@')[0]}@example.org`,
+    headers: {
+      'List-Unsubscribe': '<http://localhost:3000/u/abc.def>, <mailto:replies@example.com?subject=unsubscribe%20abc.def>',
+      'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
+    },
+  });
+
+/** The fields a receiver relies on, each of which must be in the signature's `h=`. */
+const MUST_BE_SIGNED = [
+  'from',
+  'to',
+  'subject',
+  'date',
+  'message-id',
+  'reply-to',
+  'mime-version',
+  'content-type',
+  'list-unsubscribe',
+  'list-unsubscribe-post',
+];
+
+/** Verifies the message's DKIM signature with an independent verifier (mailauth); returns the signed field names. */
+async function verifiedSignedFields(raw: string, resolver: ReturnType<typeof dkimPair>['resolver'], domain: string) {
+  const { results } = await dkimVerify(Buffer.from(raw), { resolver });
+  assert.equal(results.length, 1, 'one signature');
+  const [r] = results;
+  assert.equal(r.status.result, 'pass', `DKIM verification: ${r.status.comment}`);
+  assert.equal(r.signingDomain, domain);
+  // What the verifier hashed (mailauth returns it, its types leave it out): the signature's h= list.
+  const { signingHeaders } = r as typeof r & { signingHeaders: { keys: string } };
+  return signingHeaders.keys.split(':').map((k) => k.trim().toLowerCase());
+}
 
 describe('SMTP transport', () => {
   let sink: SmtpSink;
@@ -141,6 +189,19 @@ describe('SMTP transport', () => {
     }
   });
 
+  it('signs a campaign mail verifiably, covering both List-Unsubscribe fields and every field a receiver relies on', async () => {
+    const { dkim, resolver } = dkimPair('example.com', 'sel2048');
+    const t = smtpTransport(sink.url, dkim);
+    try {
+      await t.send(campaignMessage('dkim-campaign@example.net'));
+      const m = await sink.waitFor((x) => x.envelope.to.includes('dkim-campaign@example.net'));
+      const signed = await verifiedSignedFields(m.raw, resolver, 'example.com');
+      for (const field of MUST_BE_SIGNED) assert.ok(signed.includes(field), `${field} is signed (h=${signed.join(':')})`);
+    } finally {
+      await t.close();
+    }
+  });
+
   it('waits for messages in flight before closing', async () => {
     sink.delayMs = 300;
     const t = smtpTransport(sink.url, null);
@@ -201,6 +262,15 @@ describe('outbox transport', () => {
     await t.close();
     const m = parseMessage(readFileSync(res.response, 'utf8'));
     assert.match(m.headers['dkim-signature']?.[0] ?? '', /d=example\.org;.*s=s1/s);
+  });
+
+  it('signs a campaign mail file verifiably, covering both List-Unsubscribe fields and every field a receiver relies on', async () => {
+    const { dkim, resolver } = dkimPair('example.org', 's1');
+    const t = outboxTransport(join(dir, 'dkim-campaign'), dkim);
+    const res = await t.send(campaignMessage('signed-campaign@example.net'));
+    await t.close();
+    const signed = await verifiedSignedFields(readFileSync(res.response, 'utf8'), resolver, 'example.org');
+    for (const field of MUST_BE_SIGNED) assert.ok(signed.includes(field), `${field} is signed (h=${signed.join(':')})`);
   });
 
   it('fails temporarily when the folder cannot be written', async () => {

@@ -1,11 +1,53 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { createTokens } from '../../src/util/tokens.js';
 import { uniqueEmail, linkIn, sendersSuite } from './senders.helpers.js';
+
+/**
+ * The security headers of a public HTML page, as the unsubscribe pages send them: a strict policy
+ * allowing no script and only the page's own style block (by its hash), never framed, no referrer
+ * (the URL carries the token), never cached, no sniffing.
+ */
+function assertSecurityHeaders(res: { headers: Record<string, unknown>; body: string }) {
+  assert.equal(res.headers['content-type'], 'text/html; charset=utf-8');
+  const csp = String(res.headers['content-security-policy']);
+  assert.match(csp, /default-src 'none'/);
+  assert.match(csp, /frame-ancestors 'none'/);
+  assert.match(csp, /base-uri 'none'/);
+  assert.doesNotMatch(csp, /script-src|unsafe/);
+  const style = /<style>([^<]*)<\/style>/.exec(res.body)?.[1];
+  assert.ok(style !== undefined, 'one style block');
+  assert.ok(csp.includes(`style-src 'sha256-${createHash('sha256').update(style).digest('base64')}'`), "the CSP allows the page's style");
+  assert.equal(res.headers['x-frame-options'], 'DENY');
+  assert.equal(res.headers['x-content-type-options'], 'nosniff');
+  assert.equal(res.headers['referrer-policy'], 'no-referrer');
+  assert.equal(res.headers['cache-control'], 'no-store');
+  assert.equal(res.headers['set-cookie'], undefined);
+}
 
 describe('senders: verification', () => {
   const suite = sendersSuite();
   const { saveSender, details, open } = suite;
+
+  it('answers the verification page, verified or refused, with the security headers of every public page', async () => {
+    const { mail } = await saveSender();
+    const path = linkIn(mail);
+    const verified = await open(path);
+    assert.equal(verified.statusCode, 200);
+    assertSecurityHeaders(verified);
+    const invalid = await open('/sender/verify?token=forged');
+    assert.equal(invalid.statusCode, 400);
+    assertSecurityHeaders(invalid);
+    const missing = await open('/sender/verify');
+    assert.equal(missing.statusCode, 400);
+    assertSecurityHeaders(missing);
+    const gone = await saveSender();
+    assert.equal((await suite.t.a.delete('/sender/delete', { sender_id: gone.id })).status, 200);
+    const deleted = await open(linkIn(gone.mail));
+    assert.equal(deleted.statusCode, 404);
+    assertSecurityHeaders(deleted);
+  });
 
   it('verifies the sender through the mailed link and shows an escaped HTML page', async () => {
     const { id, mail } = await saveSender(suite.t.a, { from_name: '<script>alert(1)</script> & Co' });

@@ -198,4 +198,32 @@ describe('single sends: delivered end to end through the queue to a real SMTP se
       ['cancelled', 'cancelled', 'cancelled'],
     );
   });
+
+  test('a reply-to address holding URI delimiters reaches the List-Unsubscribe mailto percent-encoded, read back exactly', async () => {
+    const replyTo = 'a?subject=x&b=%41#c/d@example.org';
+    const sender = await verifiedSender(t, t.a, { reply_to_email: replyTo });
+    const { type } = await typeWith(t.a, [['mailto@example.com']]);
+    const sent = await createSend(t.a, sendForm({ ...base, sender, type }, { template_html: DESIGN }));
+    t.clock.advance(1000);
+    await drainQueue(t);
+    const [sink] = t.sink!.to('mailto@example.com');
+    assert.ok(sink, 'the mail arrived');
+    const mail = await simpleParser(sink.raw);
+    assert.deepEqual(
+      mail.replyTo!.value.map((v) => v.address),
+      [replyTo],
+    );
+    const header = sink.header('list-unsubscribe') ?? '';
+    const [, https, mailto] = /^<(https:[^>]+)>, <(mailto:[^>]+)>$/.exec(header) ?? [];
+    assert.ok(https && mailto, header);
+    // RFC 6068: `mailto:` to [ "?" hfields ]; each part percent-decoded on its own.
+    const uri = new URL(mailto);
+    assert.equal(decodeURIComponent(uri.pathname), replyTo);
+    const fields = uri.search
+      .slice(1)
+      .split('&')
+      .map((f) => f.split('=').map(decodeURIComponent));
+    const [row] = await messagesOf(t, sent);
+    assert.deepEqual(fields, [['subject', `unsubscribe ${links.unsubscribeToken(row.id)}`]]);
+  });
 });

@@ -37,11 +37,19 @@ describe('GET /t/open/<token>.gif', () => {
   }
 
   it('answers a 1×1 transparent GIF, never cached, with no keys', async () => {
-    assert.equal(PIXEL.subarray(0, 6).toString('latin1'), 'GIF89a');
-    assert.equal(PIXEL.readUInt16LE(6), 1); // width
-    assert.equal(PIXEL.readUInt16LE(8), 1); // height
     const res = await t.app.inject({ method: 'GET', url: `/t/open/${links.openToken(send.messageIds[5])}.gif` });
     assertPixel({ status: res.statusCode, headers: res.headers, text: res.body }, res.rawPayload);
+  });
+
+  it('serves a complete 43-byte GIF: 1×1, transparent, its LZW data closed by end-of-information, then the trailer', async () => {
+    const res = await t.app.inject({ method: 'GET', url: `/t/open/${links.openToken(send.messageIds[5])}.gif` });
+    const gif = res.rawPayload;
+    assert.equal(gif.length, 43);
+    assert.equal(gif.subarray(0, 6).toString('latin1'), 'GIF89a');
+    assert.equal(gif.readUInt16LE(6), 1, 'logical screen width');
+    assert.equal(gif.readUInt16LE(8), 1, 'logical screen height');
+    assert.equal(gif[gif.length - 1], 0x3b, 'trailer');
+    assert.deepEqual(decodeGif(gif), { width: 1, height: 1, pixels: [0], transparentIndex: 0 });
   });
 
   it('counts every open in total_opens and the first of each message once in unique_opens', async () => {
@@ -107,3 +115,70 @@ describe('GET /t/open/<token>.gif', () => {
     assert.deepEqual(await message(id), { opens: 0, first_opened_at: null });
   });
 });
+
+/**
+ * A strict decoder of a GIF with one image and a global colour table: the image's pixels (colour
+ * indexes) and the transparent index. Throws on anything malformed, in particular LZW data that
+ * ends before its end-of-information code, or bytes after the trailer.
+ */
+function decodeGif(gif: Buffer): { width: number; height: number; pixels: number[]; transparentIndex: number | null } {
+  let at = 13;
+  const packed = gif[10];
+  if (packed & 0x80) at += 3 * (1 << ((packed & 7) + 1));
+  let transparentIndex: number | null = null;
+  while (gif[at] === 0x21) {
+    // An extension: the graphic control one (0xf9) names the transparent colour.
+    if (gif[at + 1] === 0xf9 && gif[at + 3] & 1) transparentIndex = gif[at + 6];
+    at += 2;
+    while (gif[at] !== 0) at += gif[at] + 1;
+    at += 1;
+  }
+  assert.equal(gif[at], 0x2c, 'image descriptor');
+  const width = gif.readUInt16LE(at + 5);
+  const height = gif.readUInt16LE(at + 7);
+  assert.equal(gif[at + 9] & 0x80, 0, 'no local colour table');
+  at += 10;
+  const minCodeSize = gif[at++];
+  const data: number[] = [];
+  while (gif[at] !== 0) {
+    data.push(...gif.subarray(at + 1, at + 1 + gif[at]));
+    at += gif[at] + 1;
+  }
+  at += 1;
+  assert.equal(at, gif.length - 1, 'only the trailer follows the image');
+  assert.equal(gif[at], 0x3b);
+  const clear = 1 << minCodeSize;
+  const eoi = clear + 1;
+  let size = minCodeSize + 1;
+  let bit = 0;
+  const read = () => {
+    if (bit + size > data.length * 8) throw new Error('LZW data ends before the end-of-information code');
+    let code = 0;
+    for (let i = 0; i < size; i++, bit++) code |= ((data[bit >> 3] >> (bit & 7)) & 1) << i;
+    return code;
+  };
+  let table: number[][] = [];
+  const reset = () => {
+    table = Array.from({ length: clear + 2 }, (_, i) => [i]);
+    size = minCodeSize + 1;
+  };
+  reset();
+  const pixels: number[] = [];
+  let prev: number[] | null = null;
+  for (;;) {
+    const code = read();
+    if (code === clear) {
+      reset();
+      prev = null;
+      continue;
+    }
+    if (code === eoi) break;
+    const entry: number[] = code < table.length ? table[code] : [...prev!, prev![0]];
+    if (prev) table.push([...prev, entry[0]]);
+    if (table.length === 1 << size && size < 12) size++;
+    pixels.push(...entry);
+    prev = entry;
+  }
+  assert.equal(pixels.length, width * height, 'one index per pixel');
+  return { width, height, pixels, transparentIndex };
+}

@@ -4,7 +4,7 @@ import { Ajv } from 'ajv';
 import formats from 'ajv-formats';
 import fc from 'fast-check';
 import { Email } from '../../src/http/schemas.js';
-import { isEmail } from '../../src/util/email.js';
+import { isEmail, mailtoAddress } from '../../src/util/email.js';
 
 // The routes' `Email` schema as Fastify compiles it (AJV with ajv-formats, full mode).
 const ajv = new Ajv();
@@ -43,6 +43,25 @@ describe('isEmail', () => {
     );
     fc.assert(
       fc.property(candidates, (value) => isEmail(value) === schemaAccepts(value)),
+      { numRuns: 2000 },
+    );
+  });
+});
+
+describe('mailtoAddress', () => {
+  it("percent-encodes the characters RFC 6068 reserves in a mailto address, keeping the separating '@'", () => {
+    assert.equal(mailtoAddress('replies@example.com'), 'replies@example.com');
+    assert.equal(mailtoAddress("o'brien+tag@example.ie"), "o'brien+tag@example.ie");
+    assert.equal(mailtoAddress('a?subject=x&b=%41#c/d@example.org'), 'a%3Fsubject%3Dx%26b%3D%2541%23c%2Fd@example.org');
+    assert.equal(mailtoAddress('"a@b"@example.org'), '%22a%40b%22@example.org');
+  });
+
+  it('gives back every valid address when the URI is parsed and decoded', () => {
+    fc.assert(
+      fc.property(fc.emailAddress(), (address) => {
+        const uri = new URL(`mailto:${mailtoAddress(address)}?subject=unsubscribe%20t`);
+        return decodeURIComponent(uri.pathname) === address && uri.search === '?subject=unsubscribe%20t';
+      }),
       { numRuns: 2000 },
     );
   });

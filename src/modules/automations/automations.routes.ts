@@ -63,6 +63,8 @@ export const automationRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/automations/duplicate',
     {
+      // A GET that changes state: no implicit HEAD route, so a HEAD (a prefetcher, a link checker) changes nothing.
+      exposeHeadRoute: false,
       schema: {
         summary: 'Duplicate an automation (as a draft)',
         description: 'A draft named `<name> (copy)` with a copy of every email, zero statistics and `live_at` null.',
@@ -89,6 +91,8 @@ export const automationRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/automations/pause',
     {
+      // A GET that changes state: no implicit HEAD route, so a HEAD (a prefetcher, a link checker) changes nothing.
+      exposeHeadRoute: false,
       schema: {
         summary: 'Pause a live automation',
         description:
@@ -107,6 +111,8 @@ export const automationRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/automations/set-live',
     {
+      // A GET that changes state: no implicit HEAD route, so a HEAD (a prefetcher, a link checker) changes nothing.
+      exposeHeadRoute: false,
       schema: {
         summary: 'Set an automation live',
         description:

@@ -66,7 +66,11 @@ export const senderRoutes: FastifyPluginAsyncTypebox = async (app) => {
   };
   app.get(
     '/sender/resend-mail',
-    { schema: { summary: 'Mail a new verification link', querystring: SenderIdQuery, response: resendResponses } },
+    {
+      // A GET that changes state: no implicit HEAD route, so a HEAD (a prefetcher, a link checker) mails nothing.
+      exposeHeadRoute: false,
+      schema: { summary: 'Mail a new verification link', querystring: SenderIdQuery, response: resendResponses },
+    },
     async (req) => {
       await resendVerification(deps, req.userId, req.query.sender_id);
       return ok('Verification Mail Send');

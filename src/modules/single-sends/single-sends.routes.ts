@@ -59,6 +59,8 @@ export const singleSendRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.route({
     method: ['GET', 'POST'],
     url: '/single/send/duplicate',
+    // A GET that changes state: no implicit HEAD route, so a HEAD (a prefetcher, a link checker) changes nothing.
+    exposeHeadRoute: false,
     schema: {
       summary: 'Duplicate a single send (as a draft)',
       querystring: UtrQuery,
