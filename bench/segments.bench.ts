@@ -149,7 +149,7 @@ async function benchEngine(engine: Engine): Promise<void> {
       transport: nullTransport,
       log: { info() {}, warn() {}, error() {}, debug() {}, trace() {}, fatal() {}, child: () => deps.log } as unknown as AppDeps['log'],
     } as AppDeps;
-    const upload = { contactTypeId: String(typeId), file: { name: 'import.csv', path: csv, isFile: true } };
+    const upload = { contactTypeId: typeId, file: { name: 'import.csv', path: csv, isFile: true } };
     console.log(
       `\n${engine}: ${fmt(N)} contacts seeded in ${fmt(seeded.ms)} ms; segment: ${SEGMENT.select_field.map((f, i) => `${f} ${SEGMENT.select_operator[i]} ${SEGMENT.value[i]}`).join(' and ')}`,
     );

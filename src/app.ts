@@ -10,6 +10,7 @@ import { answerClientError, answerFrameworkError, registerErrorHandling } from '
 import { registerAuth } from './http/auth.js';
 import { accountByPublicKey } from './modules/accounts/accounts.queries.js';
 import { registerOpenApi } from './http/openapi.js';
+import { finiteNumbers } from './http/schemas.js';
 import { AppError } from './http/errors.js';
 import { contactTypeRoutes } from './modules/contact-types/contact-types.routes.js';
 import { fieldRoutes } from './modules/fields/fields.routes.js';
@@ -61,7 +62,7 @@ export async function buildApp(deps: AppInput): Promise<App> {
     frameworkErrors: answerFrameworkError,
     clientErrorHandler: answerClientError,
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, querystringParser: (s: string) => parseForm(s) },
-    ajv: { customOptions: { allErrors: true, coerceTypes: 'array', removeAdditional: true, useDefaults: true } },
+    ajv: { customOptions: { allErrors: true, coerceTypes: 'array', removeAdditional: true, useDefaults: true }, plugins: [finiteNumbers] },
   }).withTypeProvider<TypeBoxTypeProvider>();
   const transport = deps.transport ?? createTransport(deps.config);
   if (!deps.transport) app.addHook('onClose', () => transport.close());

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import qs from 'qs';
 import { buildApp, type App } from '../src/app.js';
+import type { AppInput } from '../src/deps.js';
 import { loadConfig, type Config } from '../src/config.js';
 import { createDb, type Database } from '../src/db/index.js';
 import { migrateToLatest } from '../src/db/migrate.js';
@@ -175,11 +176,11 @@ export interface TestContext {
 /**
  * Builds the app on a fresh database with two accounts. Mail goes to the test's outbox folder,
  * or to `opts.smtpUrl` (e.g. an SmtpSink's url), or through `opts.transport`; the engine reads
- * `opts.clock` (e.g. a `testClock()`), else the system clock.
+ * `opts.clock` (e.g. a `testClock()`), else the system clock; `opts.logger` is Fastify's logger option.
  */
 export async function setup(
   overrides: Partial<Config> = {},
-  opts: { smtpUrl?: string; transport?: Transport; clock?: Clock } = {},
+  opts: { smtpUrl?: string; transport?: Transport; clock?: Clock; logger?: AppInput['logger'] } = {},
 ): Promise<TestContext> {
   const { database, drop } = await freshDatabase();
   const dataDir = mkdtempSync(join(tmpdir(), 'campaign-test-'));
@@ -189,7 +190,7 @@ export async function setup(
     { appSecret: 'test-secret', ...smtp, ...overrides },
   );
   const transport = opts.transport ?? createTransport(config);
-  const app = await buildApp({ config, database, transport, clock: opts.clock });
+  const app = await buildApp({ config, database, transport, clock: opts.clock, logger: opts.logger });
   await app.ready();
   const a = new Client(app, await createAccount(database.db, 'Account A'));
   const b = new Client(app, await createAccount(database.db, 'Account B'));

@@ -63,10 +63,12 @@ export function registerErrorHandling(app: FastifyInstance): void {
     if (route.schema) route.attachValidation = true;
   });
   app.addHook('preHandler', async (request) => {
-    const err = (request as { validationError?: FastifyError }).validationError;
-    if (err?.validation && !request.routeOptions.config.deferValidation) {
-      throw new ValidationError(fieldErrorsFromAjv(err.validation));
-    }
+    const err = (request as { validationError?: FastifyError & { validationContext?: string } }).validationError;
+    if (!err?.validation) return;
+    if (!request.routeOptions.config.deferValidation) throw new ValidationError(fieldErrorsFromAjv(err.validation));
+    // A deferred handler runs despite the failures: it must not see the values that failed.
+    if (err.validationContext === 'body') dropFailedValues(request.body, err.validation);
+    if (err.validationContext === 'querystring') dropFailedValues(request.query, err.validation);
   });
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
@@ -122,6 +124,34 @@ export function answerClientError(err: NodeJS.ErrnoException, socket: Socket): v
     );
   }
   socket.destroySoon();
+}
+
+/**
+ * Removes from a deferred route's input every value that failed its schema (an object where text
+ * belongs, `Infinity` where an integer does, …): they are reported from `schemaErrors`, and the
+ * handler and its service see the request as if they had not been sent, so code typed by the
+ * schema never meets a value of another type (nor hands it to the database). A failing member of
+ * an object goes alone (`custom_field.age`); an array with a failing element goes whole.
+ */
+export function dropFailedValues(input: unknown, errors: readonly FastifySchemaValidationError[]): void {
+  for (const e of errors) {
+    if (e.keyword === 'required' || !e.instancePath) continue;
+    const path = e.instancePath
+      .split('/')
+      .slice(1)
+      .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+    let container = input;
+    for (let i = 0; i < path.length; i++) {
+      if (container === null || typeof container !== 'object' || Array.isArray(container)) break;
+      const record = container as Record<string, unknown>;
+      const value = record[path[i]];
+      if (i === path.length - 1 || Array.isArray(value)) {
+        delete record[path[i]];
+        break;
+      }
+      container = value;
+    }
+  }
 }
 
 /** The schema failures of a deferred route (see `deferValidation`), as field errors. */

@@ -1,7 +1,40 @@
-import { Type, type ObjectOptions, type TOptional, type TSchema, type TString } from '@sinclair/typebox';
+import type { Ajv, AnySchemaObject, ErrorObject } from 'ajv';
+import { Type, type IntegerOptions, type ObjectOptions, type TOptional, type TSchema, type TString } from '@sinclair/typebox';
+
+/**
+ * The schema keyword that refuses a number that is not finite. AJV's type coercion reads the
+ * text `Infinity` (or `1e999`) as a number that passes `type: 'integer'`, and `minimum` and
+ * `maximum` skip non-finite numbers, so without it such a value would reach the service and the
+ * database. Every integer field of a request carries it (see `Int`); the AJV plugin below gives it
+ * its meaning, and its failure reads like the type's: `The <label> must be an integer.`
+ */
+export const FINITE = 'x-finite';
+
+/** A plugin for the AJV of the routes' validation (Fastify's `ajv.plugins`): defines the `FINITE` keyword. */
+export function finiteNumbers(ajv: Ajv): Ajv {
+  const validate: { (enabled: boolean, data: unknown, parentSchema?: AnySchemaObject): boolean; errors?: Array<Partial<ErrorObject>> } = (
+    enabled,
+    data,
+    parentSchema,
+  ) => {
+    if (!enabled || typeof data !== 'number' || Number.isFinite(data)) return true;
+    validate.errors = [{ keyword: 'type', params: { type: parentSchema?.type ?? 'number' }, message: 'must be a finite number' }];
+    return false;
+  };
+  return ajv.addKeyword({ keyword: FINITE, schemaType: 'boolean', errors: true, validate });
+}
+
+/** The largest id: PostgreSQL's `integer` columns are 32-bit. */
+export const MAX_ID = 2_147_483_647;
+
+/**
+ * An integer field of a request: never Infinity (see `FINITE`). Give it a `maximum` unless the
+ * service decides an out-of-range value itself (`isDbId`, `toId`) before it reaches the database.
+ */
+export const Int = (options: IntegerOptions = {}) => Type.Integer({ ...options, [FINITE]: true });
 
 /** A positive integer id in a body. */
-export const Id = Type.Integer({ minimum: 1, maximum: 2_147_483_647 });
+export const Id = Int({ minimum: 1, maximum: MAX_ID });
 
 /** A text field; `max` defaults to 255. */
 export const Text = (max = 255) => Type.String({ maxLength: max });
@@ -27,10 +60,10 @@ export const QueryIds = <K extends string>(...names: K[]) => {
 
 /** A query id as a number, or null when missing or not a positive integer. */
 export function toId(value: unknown): number | null {
-  if (typeof value === 'number') return Number.isInteger(value) && value > 0 && value <= 2_147_483_647 ? value : null;
+  if (typeof value === 'number') return Number.isInteger(value) && value > 0 && value <= MAX_ID ? value : null;
   if (typeof value !== 'string' || !/^\d{1,10}$/.test(value)) return null;
   const n = Number(value);
-  return n > 0 && n <= 2_147_483_647 ? n : null;
+  return n > 0 && n <= MAX_ID ? n : null;
 }
 
 /** A utr (single sends, automations) as the query or body gave it: text, or null when missing or empty. */
@@ -48,8 +81,8 @@ export const Enum = <T extends string>(values: readonly T[]) => Type.Unsafe<T>({
 /** Optional list paging: without it a list streams every record. */
 export const Paging = {
   // Bounded so that the row offset, (page - 1) × per_page, stays an integer both engines can bind.
-  page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000_000 })),
-  per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+  page: Type.Optional(Int({ minimum: 1, maximum: 1_000_000_000 })),
+  per_page: Type.Optional(Int({ minimum: 1, maximum: 1000 })),
 };
 export const PagingQuery = Type.Object(Paging);
 

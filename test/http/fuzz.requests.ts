@@ -2,6 +2,7 @@
  * Generators of malformed requests for the fuzz test: every route's path with junk around it,
  * random methods and headers, bodies of every content type, broken percent-encodings.
  */
+import assert from 'node:assert/strict';
 import fc from 'fast-check';
 
 export interface Route {
@@ -401,4 +402,23 @@ export function describeRequest(r: FuzzRequest): string {
         ? `<bytes ${r.payload.toString('hex').slice(0, 400)}>`
         : JSON.stringify(r.payload.slice(0, 400));
   return `${r.method} ${r.url.slice(0, 400)}\n  headers ${JSON.stringify(r.headers).slice(0, 400)}\n  body ${payload}`;
+}
+
+/**
+ * Operations routes whose success bodies are not the API envelope (health checks, the OpenAPI
+ * document and its copy under /docs). A raw request is described as quoted text, hence the `"`.
+ */
+const OWN_SHAPE = /^"?[A-Z]+ \/(health\/|openapi\.json|docs\/)/;
+
+/**
+ * Checks one answer: never a 5xx, and a JSON answer is always the envelope (but operations
+ * routes' successes). `cause`, what the app logged last, is printed with a failure.
+ */
+export function checkAnswer(status: number, contentType: string | undefined, text: string, request: string, cause?: string): void {
+  assert.ok(status < 500, `answered ${status} ${text.slice(0, 200)} to:\n${request}\nlogged: ${cause?.slice(0, 1500)}`);
+  if (status < 400 && OWN_SHAPE.test(request)) return;
+  if (contentType?.startsWith('application/json') && text !== '') {
+    const body = JSON.parse(text);
+    assert.ok(['success', 'failed'].includes(body?.status), `not the envelope: ${text.slice(0, 200)} to:\n${request}`);
+  }
 }

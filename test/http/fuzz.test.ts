@@ -10,7 +10,7 @@ import { buildApp, type App } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { createAccount } from '../../src/modules/accounts/accounts.service.js';
 import { Client, freshDatabase, make } from '../helpers.js';
-import { describeRequest, fuzzRequest, routesOf, type FuzzRequest, type Route } from './fuzz.requests.js';
+import { checkAnswer, describeRequest, fuzzRequest, routesOf, type FuzzRequest, type Route } from './fuzz.requests.js';
 
 // Seeded: a failure replays with the same seed (FUZZ_SEED=n to try others).
 const SEED = Number(process.env.FUZZ_SEED ?? 20240808);
@@ -19,22 +19,6 @@ const OVER_SOCKETS = 300;
 
 /** What the app logged at level error: the cause of a 500, printed with the request. */
 const logged: string[] = [];
-
-/**
- * Operations routes whose success bodies are not the API envelope (health checks, the OpenAPI
- * document and its copy under /docs). A raw request is described as quoted text, hence the `"`.
- */
-const OWN_SHAPE = /^"?[A-Z]+ \/(health\/|openapi\.json|docs\/)/;
-
-/** Checks one answer: never a 5xx, and a JSON answer is always the envelope (but operations routes' successes). */
-function checkAnswer(status: number, contentType: string | undefined, text: string, request: string): void {
-  assert.ok(status < 500, `answered ${status} ${text.slice(0, 200)} to:\n${request}\nlogged: ${logged.at(-1)?.slice(0, 1500)}`);
-  if (status < 400 && OWN_SHAPE.test(request)) return;
-  if (contentType?.startsWith('application/json') && text !== '') {
-    const body = JSON.parse(text);
-    assert.ok(['success', 'failed'].includes(body?.status), `not the envelope: ${text.slice(0, 200)} to:\n${request}`);
-  }
-}
 
 /** A response body as text, decompressed when the answer was. */
 function decoded(raw: Buffer, encoding: string | undefined): string {
@@ -175,7 +159,7 @@ describe('fuzz: malformed requests to every route', () => {
         const res = await app.inject({ method: r.method as 'GET', url: r.url, headers: r.headers, payload: r.payload });
         if (res.statusCode !== 401 && res.statusCode !== 404) reachedHandler++;
         const text = decoded(res.rawPayload, res.headers['content-encoding'] as string | undefined);
-        checkAnswer(res.statusCode, res.headers['content-type'] as string | undefined, text, describeRequest(r));
+        checkAnswer(res.statusCode, res.headers['content-type'] as string | undefined, text, describeRequest(r), logged.at(-1));
       }),
       { seed: SEED, numRuns: INJECTED, endOnFailure: true, includeErrorInReport: true },
     );
@@ -198,7 +182,7 @@ describe('fuzz: malformed requests to every route', () => {
         const text = res.text.slice(end + 4, end + 4 + length);
         const type = /^content-type: (.*)$/im.exec(head)?.[1];
         // A chunked answer's body starts with its chunk size: check only plain bodies.
-        checkAnswer(res.status, /transfer-encoding: chunked/i.test(head) ? undefined : type, text, request);
+        checkAnswer(res.status, /transfer-encoding: chunked/i.test(head) ? undefined : type, text, request, logged.at(-1));
       }),
       { seed: SEED, numRuns: OVER_SOCKETS, endOnFailure: true, includeErrorInReport: true },
     );

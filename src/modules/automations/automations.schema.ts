@@ -5,6 +5,7 @@ import {
   FieldMessages,
   HeaderText,
   Id,
+  Int,
   ListOf,
   Nullable,
   PagingQuery,
@@ -52,7 +53,7 @@ export const CreateScheduleBody = Type.Object({
   utr: Type.String({ maxLength: 64, description: "The automation's utr." }),
   sender_id: Id,
   subject: HeaderText(),
-  waiting_period: Type.Integer({
+  waiting_period: Int({
     minimum: 0,
     maximum: MAX_WAITING_PERIOD,
     description: 'How many `waiting_type` units the email waits after the previous one (ignored for `instantly`; clients send 1).',

@@ -6,43 +6,55 @@ import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyRequest, FastifySchemaValidationError } from 'fastify';
 import { ok } from '../../http/envelope.js';
-import { AppError, ValidationError } from '../../http/errors.js';
-import { Media, responses } from '../../http/schemas.js';
+import { normalizeInput, parseForm } from '../../http/body.js';
+import { AppError, ValidationError, type FieldErrors } from '../../http/errors.js';
+import { fieldErrorsFromAjv } from '../../http/messages.js';
+import { Int, Media, responses } from '../../http/schemas.js';
 import { csvSample, importContactsCsv, isCsvName, type CsvUpload } from './contacts.csv.service.js';
 
 function tooLarge(maxBytes: number): AppError {
   return new AppError(413, `The file must not be greater than ${Math.floor(maxBytes / 1024)} kilobytes.`);
 }
 
+/** The fields of the upload besides the file: checked like any route's body, with the same messages. */
+const UploadFields = Type.Object({ contact_type_id: Int({ description: 'The contact type the rows go into.' }) });
+
+/** The upload's fields (`contact_type_id`) checked against `UploadFields`: the value, or the failures. */
+function checkFields(req: FastifyRequest, fields: Record<string, unknown>): { contactTypeId: number | undefined; failures: FieldErrors } {
+  const validate = req.compileValidationSchema(UploadFields, 'body');
+  const failures = validate(fields) ? {} : fieldErrorsFromAjv((validate.errors ?? []) as FastifySchemaValidationError[]);
+  const value = fields.contact_type_id;
+  return { contactTypeId: failures.contact_type_id || typeof value !== 'number' ? undefined : value, failures };
+}
+
 /**
  * Reads the multipart body (the file part may come before or after `contact_type_id`) and streams
  * the `file` part to a temporary file, never into memory. Over the size limit: 413, nothing kept.
- * A body that is not multipart carries no file, but its `contact_type_id` is still checked.
+ * The other parts are read like any multipart form (`contact_type_id[x]` is an object) and checked
+ * against `UploadFields`. A body that is not multipart carries no file, but its fields are checked too.
  */
 async function receiveUpload(req: FastifyRequest, maxBytes: number): Promise<{ upload: CsvUpload; cleanup: () => Promise<void> }> {
   const tmp = join(tmpdir(), `campaign-import-${randomUUID()}.csv`);
   const cleanup = () => rm(tmp, { force: true });
   if (!req.isMultipart()) {
     const body = (req.body ?? {}) as Record<string, unknown>;
-    const typeId = body.contact_type_id;
-    return {
-      upload: {
-        contactTypeId: typeId === undefined ? undefined : String(typeId),
-        file: body.file === undefined ? null : { name: '', path: null, isFile: false },
-      },
-      cleanup,
-    };
+    const file = body.file === undefined ? null : { name: '', path: null, isFile: false };
+    return { upload: { ...checkFields(req, body), file }, cleanup };
   }
-  let contactTypeId: string | undefined;
+  const flat: Record<string, string | string[]> = Object.create(null);
   let file: CsvUpload['file'] = null;
   try {
     for await (const part of req.parts()) {
       if (part.type === 'field') {
         const value = String(part.value ?? '');
-        if (part.fieldname === 'contact_type_id') contactTypeId ??= value;
-        else if (part.fieldname === 'file' && !file && value.trim() !== '') file = { name: '', path: null, isFile: false };
+        if (part.fieldname === 'file') {
+          if (!file && value.trim() !== '') file = { name: '', path: null, isFile: false };
+        } else {
+          const prev = flat[part.fieldname];
+          flat[part.fieldname] = prev === undefined ? value : ([] as string[]).concat(prev, value);
+        }
         continue;
       }
       // An empty file input (no file chosen) has no name; other file fields are not ours.
@@ -69,12 +81,13 @@ async function receiveUpload(req: FastifyRequest, maxBytes: number): Promise<{ u
     // A broken multipart body is answered 400 by the error handler.
     throw err;
   }
-  return { upload: { contactTypeId, file }, cleanup };
+  const fields = (normalizeInput(parseForm(flat)) ?? {}) as Record<string, unknown>;
+  return { upload: { ...checkFields(req, fields), file }, cleanup };
 }
 
 /** The upload's form, as documented: the route reads the multipart stream itself. */
 const UploadCsvBody = Type.Object({
-  contact_type_id: Type.Integer({ description: 'The contact type the rows go into.' }),
+  ...UploadFields.properties,
   file: Type.String({ format: 'binary', description: 'A `.csv` file: a header row of field names, then one contact per row.' }),
 });
 

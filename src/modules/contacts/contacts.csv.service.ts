@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import type { AppDeps } from '../../deps.js';
 import type { Db } from '../../db/index.js';
-import { ValidationError } from '../../http/errors.js';
+import { ValidationError, type FieldErrors } from '../../http/errors.js';
 import { messages, Rules } from '../../http/messages.js';
 import { toId } from '../../http/schemas.js';
 import { isoMicros } from '../../util/time.js';
@@ -18,9 +18,13 @@ import { refreshAfterBulkLoad } from '../../db/dialect.js';
 /** Imports that create this many contacts refresh the table's planner statistics afterwards. */
 const ANALYZE_AFTER_ROWS = 10_000;
 
-/** What the route received: the raw `contact_type_id` and the stored file (path null: not stored). */
+/**
+ * What the route received: `contact_type_id` as its schema read it (absent when missing or failed),
+ * the schema's failures, and the stored file (path null: not stored).
+ */
 export interface CsvUpload {
-  contactTypeId: string | undefined;
+  contactTypeId: number | undefined;
+  failures?: FieldErrors;
   file: { name: string; path: string | null; isFile: boolean } | null;
 }
 
@@ -39,13 +43,11 @@ const EMAIL = STD_COLUMNS.indexOf('email');
 
 /** The request's field rules, all reported together; returns the contact type id. */
 async function checkUpload(db: Db, userId: number, upload: CsvUpload): Promise<number> {
-  const rules = new Rules();
-  const raw = upload.contactTypeId?.trim();
+  const rules = new Rules(upload.failures);
   let typeId = 0;
-  if (!raw) rules.add('contact_type_id', messages.required('contact_type_id'));
-  else if (!/^[-+]?\d+$/.test(raw)) rules.add('contact_type_id', messages.integer('contact_type_id'));
-  else {
-    typeId = toId(raw.replace(/^\+/, '')) ?? 0;
+  if (!rules.failed('contact_type_id')) {
+    // An integer (the schema's check); out of range, not the account's or deleted: invalid.
+    typeId = toId(upload.contactTypeId) ?? 0;
     if (!typeId || !(await findContactType(db, userId, typeId))) rules.add('contact_type_id', messages.invalid('contact_type_id'));
   }
   if (!upload.file) rules.add('file', messages.required('file'));

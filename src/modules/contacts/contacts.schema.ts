@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { Selectable } from 'kysely';
 import type { ContactTable } from '../../db/types.js';
-import { Email, Nullable, PagingQuery, QueryIds, Text } from '../../http/schemas.js';
+import { Email, Int, Nullable, PagingQuery, QueryIds, Text } from '../../http/schemas.js';
 import { ContactTypeShape } from '../contact-types/contact-types.schema.js';
 import { countryById } from '../../reference/geo.js';
 import { toCustomFieldObject } from './contacts.values.js';
@@ -11,12 +11,12 @@ export type ContactRow = Selectable<ContactTable>;
 /** Every parameter of add: the standard fields, the six reserved extras, and `custom_field[<name>]`. */
 export const contactFields = {
   // No range here: an out-of-range id or country is "The selected … is invalid.", decided in the service.
-  contact_type_id: Type.Integer({ description: 'A live contact type of the account.' }),
+  contact_type_id: Int({ description: 'A live contact type of the account.' }),
   first_name: Type.Optional(Text()),
   last_name: Type.Optional(Text()),
   email: { ...Email, description: 'Unique in the contact type, in any letter case.' },
   alt_email: Type.Optional(Email),
-  country: Type.Integer({ description: 'A country id of `/get/country-state-city` (India is 101).' }),
+  country: Int({ description: 'A country id of `/get/country-state-city` (India is 101).' }),
   state: Type.Optional(Text()),
   city: Type.Optional(Text()),
   address_line1: Type.Optional(Text()),
@@ -39,7 +39,8 @@ export const contactFields = {
 };
 
 export const AddContactBody = Type.Object(contactFields);
-export const UpdateContactBody = Type.Object({ contact_id: Type.Integer(), ...contactFields });
+// No range either: an unknown or out-of-range contact id is `Record Not Found`.
+export const UpdateContactBody = Type.Object({ contact_id: Int(), ...contactFields });
 export type ContactInput = Static<typeof AddContactBody>;
 export const ContactIdQuery = QueryIds('contact_id');
 

@@ -3,12 +3,12 @@ import etag from '@fastify/etag';
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ok } from '../../http/envelope.js';
-import { NotModified, responses, Success } from '../../http/schemas.js';
+import { Int, MAX_ID, NotModified, responses, Success } from '../../http/schemas.js';
 import { allCities, allCountries, allStates } from '../../reference/geo.js';
 
 const GeoQuery = Type.Object({
-  country_id: Type.Optional(Type.Integer({ minimum: 1, description: 'Only the states and cities of this country.' })),
-  state_id: Type.Optional(Type.Integer({ minimum: 1, description: 'Only the cities of this state.' })),
+  country_id: Type.Optional(Int({ minimum: 1, maximum: MAX_ID, description: 'Only the states and cities of this country.' })),
+  state_id: Type.Optional(Int({ minimum: 1, maximum: MAX_ID, description: 'Only the cities of this state.' })),
 });
 
 const Country = Type.Object({ id: Type.Integer(), name: Type.String(), iso2: Type.String(), phonecode: Type.String() });
