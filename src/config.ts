@@ -19,6 +19,22 @@ export interface Config {
   readonly logLevel: string;
   /** When set, `GET /metrics` requires `Authorization: Bearer <token>`; open otherwise. */
   readonly metricsToken: string | null;
+  /** VERP: every message's envelope sender is `<local>+<token>@<domain>` of this address; null: the sender's own address. */
+  readonly bounceAddress: string | null;
+  /** The secret path part of `POST /inbound/email/<token>`; null: the route answers 404. */
+  readonly inboundToken: string | null;
+  /** Port of the inbound SMTP listener for bounces and complaints; null: no listener. */
+  readonly inboundSmtpPort: number | null;
+  /** SendGrid's Event Webhook verification key (base64 ECDSA public key); null: `/inbound/sendgrid` answers 404. */
+  readonly sendgridWebhookPublicKey: string | null;
+  /** Mailgun's webhook signing key; null: `/inbound/mailgun` answers 404. */
+  readonly mailgunWebhookSigningKey: string | null;
+  /** `user:password` of Postmark's webhook basic auth; null: `/inbound/postmark` answers 404. */
+  readonly postmarkWebhookAuth: string | null;
+  /** PEM file of the SNS signing certificate to trust instead of fetching `SigningCertURL`; null: fetched. */
+  readonly snsCertFile: string | null;
+  /** `/inbound/ses` is open when set (any value but `0`); SNS signatures are always checked. */
+  readonly sesWebhook: boolean;
 }
 
 type Env = Record<string, string | undefined>;
@@ -64,6 +80,14 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     maxCsvBytes: intFrom(env, 'MAX_CSV_MB', 50) * 1024 * 1024,
     logLevel: env.LOG_LEVEL ?? 'info',
     metricsToken: env.METRICS_TOKEN || null,
+    bounceAddress: env.BOUNCE_ADDRESS || null,
+    inboundToken: env.INBOUND_TOKEN || null,
+    inboundSmtpPort: env.INBOUND_SMTP_PORT ? intFrom(env, 'INBOUND_SMTP_PORT', 0) : null,
+    sendgridWebhookPublicKey: env.SENDGRID_WEBHOOK_PUBLIC_KEY || null,
+    mailgunWebhookSigningKey: env.MAILGUN_WEBHOOK_SIGNING_KEY || null,
+    postmarkWebhookAuth: env.POSTMARK_WEBHOOK_AUTH || null,
+    snsCertFile: env.SNS_CERT_FILE || null,
+    sesWebhook: Boolean(env.SES_WEBHOOK) && env.SES_WEBHOOK !== '0',
     ...overrides,
   };
   return Object.freeze(config);

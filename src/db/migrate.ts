@@ -10,6 +10,7 @@ import * as m007 from './migrations/007_contact_foreign_keys.js';
 import * as m008 from './migrations/008_list_totals.js';
 import * as m009 from './migrations/009_delivery.js';
 import * as m010 from './migrations/010_automations.js';
+import * as m011 from './migrations/011_delivery_counters.js';
 
 /** Every migration, in order. A new migration is one import and one line here. */
 const migrations: Record<string, Migration> = {
@@ -23,6 +24,7 @@ const migrations: Record<string, Migration> = {
   '008_list_totals': m008,
   '009_delivery': m009,
   '010_automations': m010,
+  '011_delivery_counters': m011,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

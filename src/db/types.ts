@@ -188,6 +188,13 @@ export interface SingleSendTable {
   total_opens: Generated<number>;
   bounces: Generated<number>;
   unsubscribes: Generated<number>;
+  hard_bounces: Generated<number>;
+  soft_bounces: Generated<number>;
+  spam_reports: Generated<number>;
+  unique_clicks: Generated<number>;
+  total_clicks: Generated<number>;
+  /** 1: the links of its design are rewritten for click tracking. */
+  track_clicks: Generated<number>;
   sent_at: string | null;
   deleted_at: string | null;
   created_at: string;
@@ -223,6 +230,14 @@ export interface MailMessageTable {
   opens: Generated<number>;
   first_opened_at: string | null;
   unsubscribed: Generated<number>;
+  /** `hard` or `soft` once it bounced (at the SMTP answer or reported later); null otherwise. */
+  bounce_type: string | null;
+  /** 1 once its recipient reported it as spam. */
+  complained: Generated<number>;
+  clicks: Generated<number>;
+  first_clicked_at: string | null;
+  /** The name of the relay that accepted it (null: the outbox, or a single SMTP server). */
+  relay: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -260,6 +275,11 @@ export interface AutomationTable {
   total_opens: Generated<number>;
   total_bounces: Generated<number>;
   total_unsubscribe: Generated<number>;
+  total_hard_bounces: Generated<number>;
+  total_soft_bounces: Generated<number>;
+  total_spam_reports: Generated<number>;
+  total_unique_clicks: Generated<number>;
+  total_clicks: Generated<number>;
   deleted_at: string | null;
   created_at: string;
   updated_at: string;
@@ -284,6 +304,8 @@ export interface AutomationScheduleTable {
   preview_img: string;
   template_json: string | null;
   template_html: string | null;
+  /** 1: the links of its design are rewritten for click tracking. */
+  track_clicks: Generated<number>;
   created_at: string;
   updated_at: string;
 }

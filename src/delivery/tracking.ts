@@ -11,6 +11,9 @@ interface Payload {
   m: number;
 }
 
+/** Hex digits of the VERP token's MAC: 64 bits, and the local part stays short and lower-case. */
+const VERP_MAC_CHARS = 16;
+
 /** The host of PUBLIC_URL: the right-hand side of our Message-IDs. */
 function messageIdHost(publicUrl: string): string {
   try {
@@ -25,8 +28,9 @@ function messageIdHost(publicUrl: string): string {
  * altered: the open pixel (`/t/open/<token>.gif`) and the preferences / one-click unsubscribe page
  * (`/u/<token>`). Both carry only the message id; everything else is read from its row.
  */
-export function trackingLinks(config: Pick<Config, 'appSecret' | 'publicUrl'>) {
+export function trackingLinks(config: Pick<Config, 'appSecret' | 'publicUrl'> & Partial<Pick<Config, 'bounceAddress'>>) {
   const tokens = createTokens(config.appSecret);
+  const verpMac = (id: string) => createHmac('sha256', config.appSecret).update(`verp:${id}`).digest('hex').slice(0, VERP_MAC_CHARS);
   const read = (purpose: string, token: unknown): number | null => {
     const p = tokens.verify<Payload>(purpose, token);
     return p && Number.isSafeInteger(p.m) && p.m > 0 ? p.m : null;
@@ -52,5 +56,37 @@ export function trackingLinks(config: Pick<Config, 'appSecret' | 'publicUrl'>) {
     readOpenToken: (token: unknown) => read(OPEN, token),
     /** The message id of a genuine unsubscribe token; null for a forged or altered one. */
     readUnsubscribeToken: (token: unknown) => read(UNSUBSCRIBE, token),
+    /**
+     * The VERP token of a message: its row id in base 36, a dash, and 64 bits of HMAC, all
+     * lower-case (some servers lower-case local parts), short enough for a 64-character local part.
+     */
+    verpToken(messageId: number): string {
+      const id = messageId.toString(36);
+      return `${id}-${verpMac(id)}`;
+    },
+    /** The message id of a genuine VERP token (any case); null for anything else. */
+    readVerpToken(token: unknown): number | null {
+      if (typeof token !== 'string') return null;
+      const m = /^([0-9a-z]{1,12})-([0-9a-f]{16})$/.exec(token.toLowerCase());
+      if (!m || verpMac(m[1]) !== m[2]) return null;
+      const id = parseInt(m[1], 36);
+      return Number.isSafeInteger(id) && id > 0 ? id : null;
+    },
+    /**
+     * The envelope sender (Return-Path) of a message with BOUNCE_ADDRESS set:
+     * `bounces+<token>@domain` for `bounces@domain`; null when it is not set.
+     */
+    verpAddress(messageId: number): string | null {
+      if (!config.bounceAddress) return null;
+      const at = config.bounceAddress.lastIndexOf('@');
+      return `${config.bounceAddress.slice(0, at)}+${this.verpToken(messageId)}${config.bounceAddress.slice(at)}`;
+    },
+    /** The message id named by a VERP address (`local+token@domain`, any case); null if it names none. */
+    readVerpAddress(address: unknown): number | null {
+      if (typeof address !== 'string') return null;
+      const local = address.trim().replace(/^<|>$/g, '').split('@')[0] ?? '';
+      const plus = local.lastIndexOf('+');
+      return plus < 0 ? null : this.readVerpToken(local.slice(plus + 1));
+    },
   };
 }

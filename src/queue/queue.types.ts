@@ -11,7 +11,17 @@ import type { Rendered } from '../delivery/transport.js';
 export type Renderer = (deps: AppDeps, rows: QueuedMessage[]) => Promise<Rendered[]>;
 
 /** The statistics an event adds to on what sent a message. */
-export type SourceCounter = 'delivered' | 'bounces' | 'total_opens' | 'unique_opens' | 'unsubscribes';
+export type SourceCounter =
+  | 'delivered'
+  | 'bounces'
+  | 'hard_bounces'
+  | 'soft_bounces'
+  | 'spam_reports'
+  | 'total_opens'
+  | 'unique_opens'
+  | 'total_clicks'
+  | 'unique_clicks'
+  | 'unsubscribes';
 
 /**
  * What sends the messages of a kind and keeps their statistics: a row of `table`, named by the

@@ -327,8 +327,13 @@ export const automationKind: MailKind = {
     counters: {
       delivered: 'total_delivered',
       bounces: 'total_bounces',
+      hard_bounces: 'total_hard_bounces',
+      soft_bounces: 'total_soft_bounces',
+      spam_reports: 'total_spam_reports',
       total_opens: 'total_opens',
       unique_opens: 'total_unique_opens',
+      total_clicks: 'total_clicks',
+      unique_clicks: 'total_unique_clicks',
       unsubscribes: 'total_unsubscribe',
     },
     group: 'unsubscribe_group_id',

@@ -97,8 +97,13 @@ export const singleSendKind: MailKind = {
     counters: {
       delivered: 'delivered',
       bounces: 'bounces',
+      hard_bounces: 'hard_bounces',
+      soft_bounces: 'soft_bounces',
+      spam_reports: 'spam_reports',
       total_opens: 'total_opens',
       unique_opens: 'unique_opens',
+      total_clicks: 'total_clicks',
+      unique_clicks: 'unique_clicks',
       unsubscribes: 'unsubscribes',
     },
     group: 'unsubscribe_group_id',
