@@ -26,6 +26,7 @@ import { unsubscribeGroupRoutes } from './modules/unsubscribes/groups.routes.js'
 import { templateRoutes } from './modules/templates/templates.routes.js';
 import { singleSendRoutes } from './modules/single-sends/single-sends.routes.js';
 import { automationRoutes } from './modules/automations/automations.routes.js';
+import { testSendRoutes } from './modules/test-sends/test-sends.routes.js';
 import { imageRoutes } from './public/images.routes.js';
 import { trackingRoutes } from './public/tracking.routes.js';
 import { unsubscribePageRoutes } from './public/unsubscribe.routes.js';
@@ -105,6 +106,7 @@ export async function buildApp(deps: AppInput): Promise<App> {
   await app.register(templateRoutes);
   await app.register(singleSendRoutes);
   await app.register(automationRoutes);
+  await app.register(testSendRoutes);
   await app.register(imageRoutes);
   await app.register(trackingRoutes);
   await app.register(unsubscribePageRoutes);

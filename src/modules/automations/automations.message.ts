@@ -3,9 +3,47 @@
  * campaign source of the shared campaign renderer, under its automation's unsubscribe group.
  */
 import type { AppDeps } from '../../deps.js';
+import type { Db } from '../../db/index.js';
 import { compiledOnce, renderCampaignBatch, type CampaignSource } from '../../delivery/campaign-mail.js';
 import type { QueuedMessage } from '../../db/types.js';
 import type { Rendered } from '../../delivery/transport.js';
+
+/** Automation emails by id, with their automation's unsubscribe group and deletion. */
+export function selectEmailsWithAutomation(db: Db, ids: number[]) {
+  return db
+    .selectFrom('automation_schedules as s')
+    .innerJoin('automations as a', 'a.id', 's.automation_id')
+    .selectAll('s')
+    .select(['a.unsubscribe_group_id', 'a.deleted_at as automation_deleted_at'])
+    .where('s.id', 'in', ids)
+    .execute();
+}
+
+type EmailRow = Awaited<ReturnType<typeof selectEmailsWithAutomation>>[number];
+
+/**
+ * An automation email as the campaign renderer sees it. A test mail's subject starts with
+ * `[Test] `; its design is cached by the version of the row it was made from.
+ */
+export function emailSource(s: EmailRow, test = false): CampaignSource {
+  return {
+    userId: s.user_id,
+    cancelled: s.automation_deleted_at !== null ? 'the automation was deleted' : null,
+    groupId: s.unsubscribe_group_id,
+    design: () =>
+      compiledOnce(test ? `test:automation_schedule:${s.id}:${s.updated_at}` : `automation_schedule:${s.id}`, () => ({
+        design: { templateId: s.template_id, templateJson: s.template_json, templateHtml: s.template_html },
+        subject: test ? `[Test] ${s.subject}` : s.subject,
+        preheader: '',
+        footer: true,
+        openPixel: true,
+      })),
+    fromSender: s.from_sender,
+    replyTo: s.reply_to,
+    senderName: s.sender_name,
+    senderAddress: s.sender_address,
+  };
+}
 
 /**
  * Renders a batch of claimed `automation` messages, in order (see `renderCampaignBatch`): one query
@@ -14,38 +52,8 @@ import type { Rendered } from '../../delivery/transport.js';
  */
 export async function renderAutomationBatch(deps: AppDeps, rows: QueuedMessage[]): Promise<Rendered[]> {
   const ids = [...new Set(rows.map((r) => r.automation_schedule_id).filter((id): id is number => id !== null))];
-  const emails =
-    ids.length === 0
-      ? []
-      : await deps.database.db
-          .selectFrom('automation_schedules as s')
-          .innerJoin('automations as a', 'a.id', 's.automation_id')
-          .selectAll('s')
-          .select(['a.unsubscribe_group_id', 'a.deleted_at as automation_deleted_at'])
-          .where('s.id', 'in', ids)
-          .execute();
-  const sources = new Map<number, CampaignSource>(
-    emails.map((s) => [
-      s.id,
-      {
-        userId: s.user_id,
-        cancelled: s.automation_deleted_at !== null ? 'the automation was deleted' : null,
-        groupId: s.unsubscribe_group_id,
-        design: () =>
-          compiledOnce(`automation_schedule:${s.id}`, () => ({
-            design: { templateId: s.template_id, templateJson: s.template_json, templateHtml: s.template_html },
-            subject: s.subject,
-            preheader: '',
-            footer: true,
-            openPixel: true,
-          })),
-        fromSender: s.from_sender,
-        replyTo: s.reply_to,
-        senderName: s.sender_name,
-        senderAddress: s.sender_address,
-      },
-    ]),
-  );
+  const emails = ids.length === 0 ? [] : await selectEmailsWithAutomation(deps.database.db, ids);
+  const sources = new Map<number, CampaignSource>(emails.map((s) => [s.id, emailSource(s)]));
   return renderCampaignBatch(deps, rows, (row) =>
     row.automation_schedule_id === null ? undefined : sources.get(row.automation_schedule_id),
   );

@@ -9,24 +9,29 @@ import type { QueuedMessage } from '../../db/types.js';
 import type { Rendered } from '../../delivery/transport.js';
 import type { SingleSendRow } from './single-sends.schema.js';
 
-/** The send's compiled design: subject, preheader, footer where the design lacks it, open pixel. */
-export function compiledFor(send: SingleSendRow): Promise<CompiledDesign> {
-  return compiledOnce(`single_send:${send.id}`, () => ({
+/**
+ * The send's compiled design: subject, preheader, footer where the design lacks it, open pixel.
+ * A test mail's subject starts with `[Test] `; a draft can still change, so its design is cached
+ * by the version of the row it was made from.
+ */
+export function compiledFor(send: SingleSendRow, test = false): Promise<CompiledDesign> {
+  const key = test ? `test:single_send:${send.id}:${send.updated_at}` : `single_send:${send.id}`;
+  return compiledOnce(key, () => ({
     design: { templateId: send.template_id, templateJson: send.template_json, templateHtml: send.template_html },
-    subject: send.subject,
+    subject: test ? `[Test] ${send.subject}` : send.subject,
     preheader: send.preheader,
     footer: true,
     openPixel: true,
   }));
 }
 
-/** A send as the campaign renderer sees it. */
-function sourceOf(send: SingleSendRow): CampaignSource {
+/** A send as the campaign renderer sees it (for a test mail: its `[Test] ` version). */
+export function sendSource(send: SingleSendRow, test = false): CampaignSource {
   return {
     userId: send.user_id,
     cancelled: send.deleted_at !== null ? 'the single send was deleted' : null,
     groupId: send.unsubscribe_group_id,
-    design: () => compiledFor(send),
+    design: () => compiledFor(send, test),
     fromSender: send.from_sender,
     replyTo: send.reply_to,
     senderName: send.sender_name,
@@ -41,6 +46,6 @@ function sourceOf(send: SingleSendRow): CampaignSource {
 export async function renderSingleSendBatch(deps: AppDeps, rows: QueuedMessage[]): Promise<Rendered[]> {
   const ids = [...new Set(rows.map((r) => r.single_send_id).filter((id): id is number => id !== null))];
   const sends = ids.length > 0 ? await deps.database.db.selectFrom('single_sends').selectAll().where('id', 'in', ids).execute() : [];
-  const sources = new Map(sends.map((s) => [s.id, sourceOf(s)]));
+  const sources = new Map(sends.map((s) => [s.id, sendSource(s)]));
   return renderCampaignBatch(deps, rows, (row) => (row.single_send_id === null ? undefined : sources.get(row.single_send_id)));
 }

@@ -1,0 +1,93 @@
+/**
+ * Test sends: a single send's or an automation email's mail, sent at once to a few addresses with
+ * its subject prefixed `[Test] `, through the same queue and renderer as the real mail (kind
+ * `test`, see test-sends.kind.ts). Placeholders are filled from the account's contact with that
+ * address, if there is one. A test counts in no statistic and changes no status.
+ */
+import type { AppDeps } from '../../deps.js';
+import type { Db } from '../../db/index.js';
+import { NotFound, Rnf, type FieldErrors } from '../../http/errors.js';
+import { Rules } from '../../http/messages.js';
+import { utrOf } from '../../http/schemas.js';
+import { wakeWorkers } from '../../queue/queue.queries.js';
+import { isoMicros } from '../../util/time.js';
+import { findSchedule } from '../automations/automations.queries.js';
+import { checkMailSender } from '../senders/senders.service.js';
+import { findSingleSend } from '../single-sends/single-sends.queries.js';
+import type { TestAutomationEmailInput, TestPayload, TestSingleSendInput } from './test-sends.schema.js';
+import { TEST_KIND } from './test-sends.kind.js';
+
+/** The account's live contact ids by lower-cased address (the first one, when several types hold it). */
+async function contactsByEmail(db: Db, userId: number, keys: string[]): Promise<Map<string, number>> {
+  const rows = await db
+    .selectFrom('contacts')
+    .select(['id', 'email_key'])
+    .where('user_id', '=', userId)
+    .where('email_key', 'in', keys)
+    .where('deleted_at', 'is', null)
+    .orderBy('id')
+    .execute();
+  const out = new Map<string, number>();
+  for (const r of rows) if (!out.has(r.email_key)) out.set(r.email_key, r.id);
+  return out;
+}
+
+/** Queues one test mail per address (each address once), in one transaction, and wakes the workers. */
+async function queueTests(deps: AppDeps, userId: number, emails: string[], payload: TestPayload): Promise<void> {
+  const at = isoMicros(deps.clock.now());
+  const byKey = new Map(emails.map((e) => [e.trim().toLowerCase(), e.trim()]));
+  await deps.database.db.transaction().execute(async (trx) => {
+    const contacts = await contactsByEmail(trx, userId, [...byKey.keys()]);
+    await trx
+      .insertInto('mail_messages')
+      .values(
+        [...byKey].map(([key, email]) => ({
+          user_id: userId,
+          kind: TEST_KIND,
+          contact_id: contacts.get(key) ?? null,
+          email,
+          email_key: key,
+          payload: JSON.stringify(payload),
+          next_attempt_at: at,
+          created_at: at,
+          updated_at: at,
+        })),
+      )
+      .execute();
+    await wakeWorkers(trx);
+  });
+}
+
+/** `POST /single/send/test`: the send's mail to each address; its sender must still be verified. */
+export async function testSingleSend(
+  deps: AppDeps,
+  userId: number,
+  input: TestSingleSendInput,
+  schemaFailures: FieldErrors,
+): Promise<void> {
+  const rules = new Rules(schemaFailures);
+  if (rules.failed('utr')) rules.done();
+  const utr = utrOf(input.utr);
+  const send = utr ? await findSingleSend(deps.database.db, userId, utr) : undefined;
+  if (!send) throw new NotFound(Rnf);
+  await checkMailSender(deps, userId, send.sender_id, rules);
+  rules.done();
+  await queueTests(deps, userId, input.emails, { single_send_id: send.id });
+}
+
+/** `POST /automations/schedule/test`: one automation email to each address; its sender must still be verified. */
+export async function testAutomationEmail(
+  deps: AppDeps,
+  userId: number,
+  input: TestAutomationEmailInput,
+  schemaFailures: FieldErrors,
+): Promise<void> {
+  const rules = new Rules(schemaFailures);
+  if (rules.failed('utr')) rules.done();
+  const utr = utrOf(input.utr);
+  const email = utr ? await findSchedule(deps.database.db, userId, utr) : undefined;
+  if (!email) throw new NotFound(Rnf);
+  await checkMailSender(deps, userId, email.sender_id, rules);
+  rules.done();
+  await queueTests(deps, userId, input.emails, { automation_schedule_id: email.id });
+}
