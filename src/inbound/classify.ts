@@ -48,7 +48,7 @@ export const HARD_TEXTS: readonly string[] = [
   'unknown or illegal alias',
   'user not found',
   'user does not exist',
-  'user doesn\'t exist',
+  "user doesn't exist",
   'no such person',
   'not our customer',
   'unrouteable address',
