@@ -6,7 +6,7 @@
  * attachments; only the fields inside those parts (RFC 822-style `Name: value` lines) are read here.
  */
 import { createHash } from 'node:crypto';
-import { simpleParser, type AddressObject, type Attachment, type ParsedMail } from 'mailparser';
+import { MailParser, simpleParser, type AddressObject, type Attachment, type ParsedMail } from 'mailparser';
 import { classifyBounce, type BounceType } from './classify.js';
 import { BOUNCE_TEXTS, QUOTED_MESSAGE_ID, QUOTED_RETURN_PATH } from './bounce-texts.js';
 import type { InboundEvent, InboundSource } from './intake.js';
@@ -89,6 +89,49 @@ function returnedHeaders(part: Attachment | undefined): Map<string, string> {
   return fieldGroups(end < 0 ? text : text.slice(0, end))[0] ?? new Map();
 }
 
+/** A node of mailparser's MIME tree (its internal shape: `headers` and `children`; `showMeta` marks an embedded message's root). */
+interface TreeNode {
+  headers?: Map<string, unknown>;
+  children?: TreeNode[];
+  showMeta?: boolean;
+}
+
+/** A header value of mailparser's tree as text: an address header's first address, else the text. */
+function headerText(value: unknown): string | undefined {
+  if (typeof value === 'string') return value;
+  const address = value as AddressObject | undefined;
+  return address?.value?.[0]?.address ?? address?.text;
+}
+
+/**
+ * The headers of a returned message sent inline (`message/rfc822` with `Content-Disposition:
+ * inline`, as RFC 5965's own example does): mailparser parses such a part as an embedded message
+ * and gives no attachment for it, so its headers are read from the parser's MIME tree (the
+ * embedded root is the node it marks `showMeta`). Empty when there is none.
+ */
+async function inlineReturnedHeaders(raw: Buffer | string): Promise<Map<string, string>> {
+  const parser = new MailParser(PARSER_OPTIONS);
+  parser.on('data', (d: { type: string; content?: NodeJS.ReadableStream; release?: () => void }) => {
+    if (d.type !== 'attachment') return;
+    d.content?.on('end', () => d.release?.());
+    d.content?.resume();
+  });
+  await new Promise<void>((resolve, reject) => {
+    parser.on('end', resolve);
+    parser.on('error', reject);
+    parser.end(raw);
+  });
+  const find = (node: TreeNode | undefined): TreeNode | undefined =>
+    !node ? undefined : node.showMeta && node.headers ? node : (node.children ?? []).map(find).find(Boolean);
+  const headers = find((parser as unknown as { tree?: TreeNode }).tree)?.headers;
+  const out = new Map<string, string>();
+  for (const name of ['message-id', 'return-path', 'to']) {
+    const v = headerText(headers?.get(name));
+    if (v) out.set(name, v);
+  }
+  return out;
+}
+
 /** `rfc822; a@b.example` → `a@b.example` (the address type dropped); null when empty. */
 function typedAddress(value: string | undefined): string | null {
   if (!value) return null;
@@ -169,7 +212,8 @@ export async function parseInboundMail(raw: Buffer | string, envelopeTo: readonl
   const status = attachments.find((a) => DELIVERY_STATUS.has(a.contentType));
   const feedback = attachments.find((a) => a.contentType === FEEDBACK_REPORT);
   const returned = attachments.find((a) => RETURNED.has(a.contentType));
-  const original = returnedHeaders(returned);
+  const isReport = /^multipart\/report/i.test(String(mail.headers.get('content-type') && (mail.headers.get('content-type') as { value?: string }).value));
+  const original = returned || !isReport ? returnedHeaders(returned) : await inlineReturnedHeaders(raw);
   const text = mail.text ?? '';
   const verp = [
     ...envelopeTo,
