@@ -21,16 +21,19 @@ export interface BounceText {
 /** An address inside a regular expression: no blanks, brackets, quotes or parentheses. */
 const ADDR = String.raw`[^\s<>()\[\]"',;:]+@[^\s<>()\[\]"',;:]+[^\s<>()\[\]"',;:.]`;
 
+/** The very end of the text (`$` means a line end under the `m` flag). */
+const END = String.raw`(?![\s\S])`;
+
 export const BOUNCE_TEXTS: readonly BounceText[] = [
   {
     system: 'qmail',
     detect: /This is the qmail-send program|I'm afraid I wasn't able to deliver your message/i,
-    recipient: new RegExp(String.raw`^<(${ADDR})>:\s*\n([\s\S]*?)(?=\n\s*\n|\n<|\n--- )`, 'gm'),
+    recipient: new RegExp(String.raw`^<(${ADDR})>:\s*\n([\s\S]*?)(?=\n\s*\n|\n<|\n--- |\s*${END})`, 'gm'),
   },
   {
     system: 'Postfix (plain text)',
     detect: /This is the mail system at host|Undelivered Mail Returned to Sender/i,
-    recipient: new RegExp(String.raw`^<(${ADDR})>(?:\s*\(expanded from <[^>]*>\))?:\s*([\s\S]*?)(?=\n\s*\n|$)`, 'gm'),
+    recipient: new RegExp(String.raw`^<(${ADDR})>(?:\s*\(expanded from <[^>]*>\))?:\s*([\s\S]*?)(?=\n\s*\n|\s*${END})`, 'gm'),
   },
   {
     system: 'Exim',
@@ -58,7 +61,7 @@ export const BOUNCE_TEXTS: readonly BounceText[] = [
   {
     system: 'Yahoo',
     detect: /Sorry, we were unable to deliver your message to the following address/i,
-    recipient: new RegExp(String.raw`^<(${ADDR})>:\s*\n([\s\S]*?)(?=\n\s*\n|\n--- |$)`, 'gm'),
+    recipient: new RegExp(String.raw`^<(${ADDR})>:\s*\n([\s\S]*?)(?=\n\s*\n|\n--- |\s*${END})`, 'gm'),
     reason: /Remote host said:\s*([^\n]+)/,
   },
 ];

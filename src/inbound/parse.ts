@@ -212,7 +212,9 @@ export async function parseInboundMail(raw: Buffer | string, envelopeTo: readonl
   const status = attachments.find((a) => DELIVERY_STATUS.has(a.contentType));
   const feedback = attachments.find((a) => a.contentType === FEEDBACK_REPORT);
   const returned = attachments.find((a) => RETURNED.has(a.contentType));
-  const isReport = /^multipart\/report/i.test(String(mail.headers.get('content-type') && (mail.headers.get('content-type') as { value?: string }).value));
+  const isReport = /^multipart\/report/i.test(
+    String(mail.headers.get('content-type') && (mail.headers.get('content-type') as { value?: string }).value),
+  );
   const original = returned || !isReport ? returnedHeaders(returned) : await inlineReturnedHeaders(raw);
   const text = mail.text ?? '';
   const verp = [

@@ -48,7 +48,12 @@ describe('inbound parsing: DSNs, ARF reports and the common bounce texts', () =>
 
   test('garbage, empty and truncated bodies parse to ignored, never throw', async () => {
     const full = fixture('postfix-dsn-user-unknown', V);
-    for (const raw of [Buffer.alloc(0), Buffer.from('\x00\xff\xfe garbage'), full.subarray(0, 700), Buffer.from('Content-Type: multipart/report; boundary=x\r\n\r\n--x\r\n')]) {
+    for (const raw of [
+      Buffer.alloc(0),
+      Buffer.from('\x00\xff\xfe garbage'),
+      full.subarray(0, 700),
+      Buffer.from('Content-Type: multipart/report; boundary=x\r\n\r\n--x\r\n'),
+    ]) {
       const report = await parseInboundMail(raw);
       assert.ok(['bounce', 'ignored'].includes(report.kind));
     }
