@@ -6,7 +6,7 @@
  * process with no database and no HTTP, rounds interleaved. Every DSN must come back matched and
  * every message must end counted. The target is on the median of the per-round ratios.
  * Knobs (env): BENCH_DSNS (1000 per round), BENCH_RUNS (3), BENCH_CONNECTIONS (10),
- * BENCH_ENGINES (sqlite,postgres), BENCH_PIN=0 (no CPU pinning).
+ * BENCH_ENGINES (sqlite,postgres), BENCH_PIN=0 (no CPU pinning), BENCH_PROF=<dir> (a CPU profile of the server).
  */
 import { availableParallelism } from 'node:os';
 import { trackingLinks } from '../src/delivery/tracking.js';
@@ -62,6 +62,7 @@ async function benchEngine(engine: Engine): Promise<void> {
   const server = await startServer({
     env: { DATABASE_URL: bench.url, APP_SECRET, INBOUND_TOKEN: TOKEN, BOUNCE_ADDRESS },
     cpu: PIN_CPU,
+    nodeArgs: process.env.BENCH_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROF}`] : [],
   });
   try {
     const { user_id } = await seedAccount(bench.db);
