@@ -32,6 +32,8 @@ import { trackingRoutes } from './public/tracking.routes.js';
 import { unsubscribePageRoutes } from './public/unsubscribe.routes.js';
 import { designPreviewRoutes } from './public/design-preview.routes.js';
 import { healthRoutes } from './ops/health.routes.js';
+import { inboundRoutes } from './inbound/inbound.routes.js';
+import { suppressionRoutes } from './modules/suppressions/suppressions.routes.js';
 import { createMetricsRegistry, registerMetrics } from './ops/metrics.js';
 import { registerRequestLog } from './ops/request-log.js';
 
@@ -112,5 +114,7 @@ export async function buildApp(deps: AppInput): Promise<App> {
   await app.register(unsubscribePageRoutes);
   await app.register(designPreviewRoutes);
   await app.register(healthRoutes);
+  await app.register(suppressionRoutes);
+  await app.register(inboundRoutes);
   return app;
 }

@@ -178,3 +178,12 @@ export function jsonObjectText(engine: Engine, pairs: ReadonlyArray<readonly [st
 export function lockSkippingLocked(engine: Engine): RawBuilder<unknown> {
   return engine === 'postgres' ? sql`for update skip locked` : sql``;
 }
+
+/**
+ * Serialises the changes to one address of one account until the transaction ends (PostgreSQL
+ * advisory lock on a hash of both; SQLite has a single writer already): two concurrent soft
+ * bounces of an address count against its threshold one after the other.
+ */
+export async function lockAccountAddress(db: Kysely<any> | Transaction<any>, userId: number, emailKey: string): Promise<void> {
+  if (engineOf(db) === 'postgres') await sql`select pg_advisory_xact_lock(9, hashtext(${`${userId} ${emailKey}`}))`.execute(db);
+}

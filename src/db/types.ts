@@ -245,10 +245,35 @@ export interface MailMessageTable {
 /** A row of the mail queue, as read. */
 export type QueuedMessage = Selectable<MailMessageTable>;
 
-/** An address of the account that got a permanent failure: never mailed again by the account. */
+/** Why an address is suppressed: a hard bounce, 3 soft bounces within 30 days, or a spam complaint. */
+export type SuppressionReason = 'hard_bounce' | 'soft_bounces' | 'complaint';
+
+/** A suppressed address of the account: never mailed again by the account (until lifted). */
 export interface BouncedAddressTable {
+  id: Generated<number>;
+  user_id: number;
+  /** The address in lower case: what every check compares. */
+  email_key: string;
+  /** The address as reported. */
+  email: string;
+  reason: SuppressionReason;
+  /** The server's answer or the report's text that caused it. */
+  detail: string | null;
+  created_at: string;
+}
+
+/** One soft bounce of an address (of a message, or reported without one): the threshold counts them. */
+export interface SoftBounceTable {
+  id: Generated<number>;
   user_id: number;
   email_key: string;
+  mail_message_id: number | null;
+  bounced_at: string;
+}
+
+/** The key of an inbound event taken in: the same event twice counts once. */
+export interface InboundEventTable {
+  event_key: string;
   created_at: string;
 }
 
@@ -346,6 +371,8 @@ export interface DB {
   single_sends: SingleSendTable;
   mail_messages: MailMessageTable;
   bounced_addresses: BouncedAddressTable;
+  soft_bounces: SoftBounceTable;
+  inbound_events: InboundEventTable;
   automations: AutomationTable;
   automation_schedules: AutomationScheduleTable;
   automation_enrollments: AutomationEnrollmentTable;

@@ -41,6 +41,12 @@ const TAGS: Array<{ name: string; description: string; prefixes: string[] }> = [
     description: 'Sequences of timed emails sent to each contact who joins a contact type or segment, and their emails (schedules).',
     prefixes: ['/automations'],
   },
+  {
+    name: 'Bounces and complaints',
+    description:
+      'Bounces and spam complaints that arrive after the send (raw mail, keyed reports) and the suppressed addresses they leave.',
+    prefixes: ['/bounces/', '/suppressions', '/inbound/'],
+  },
   { name: 'Geo', description: 'Countries, states and cities (the ids contacts and senders use).', prefixes: ['/get/country-state-city'] },
   {
     name: 'Public pages',
@@ -66,7 +72,7 @@ const FORM_TYPES = ['application/x-www-form-urlencoded', 'multipart/form-data', 
 const KEYS_NOTE =
   "Every request carries the account's two keys as headers, `PublicKey` and `SecretKey` (both are " +
   'required; create an account with `npm run accounts:create`). Routes marked without security ' +
-  '(health, metrics, this reference, template images, the sender verification page, the open pixel, the unsubscribe page and the design preview) take none.';
+  '(health, metrics, this reference, template images, the sender verification page, the open pixel, the unsubscribe page, the design preview and the bounce intake) take none.';
 
 function packageVersion(): string {
   // Two levels up from both src/http and dist/http.

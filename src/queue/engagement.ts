@@ -1,6 +1,6 @@
 /**
  * What happens to a message after it was queued, one function per event: delivered, bounced,
- * opened, unsubscribed through it. Each updates the message row and the statistics of what sent
+ * opened, unsubscribed through it, reported as spam. Each updates the message row and the statistics of what sent
  * it (the source its kind declares) in the caller's transaction, so an event and its counters
  * are stored together or not at all. Every producer of an event (the queue worker, the public
  * pages, bounce intake) goes through these doors, and only through them.
@@ -10,6 +10,7 @@ import type { Db } from '../db/index.js';
 import type { QueuedMessage } from '../db/types.js';
 import { isoMicros } from '../util/time.js';
 import type { MailKinds, SourceCounter } from './queue.types.js';
+import { recordSoftBounce, suppressAddress } from './bounced-addresses.js';
 
 /** The columns of a message that events read: its kind, and what names its source. */
 export type CountedMessage = Pick<QueuedMessage, 'id' | 'kind'> & Partial<QueuedMessage>;
@@ -78,31 +79,83 @@ export async function recordDelivered(trx: Db, kinds: MailKinds, messages: Count
   );
 }
 
+/** A bounce of one message: how it bounced and the server's words (kept as the suppression's detail). */
+export interface MessageBounce {
+  id: number;
+  type: 'hard' | 'soft';
+  detail: string | null;
+}
+
+/** A message an event counted on, with its address (the address's effects follow from it). */
+export type EventMessage = CountedMessage & Pick<QueuedMessage, 'user_id' | 'email' | 'email_key'>;
+
 /**
- * Messages that bounced: each counts once in `bounces` of what sent it; a permanent bounce also
- * puts the address on the account's bounced addresses, so nothing of the account mails it again.
+ * Messages that bounced, each counted once, with the effects on their addresses. Each message's
+ * `bounce_type` is set by a conditional update (`WHERE bounce_type IS NULL`), and only the rows it
+ * changed count, so a second report of the same message counts nothing. `after` says when:
+ *
+ * - `attempt`: the queue's marks just settled the message as `bounced` at the SMTP answer (never
+ *   delivered);
+ * - `accept`: reported after the SMTP accept (a DSN, a relay's webhook): a `sent` message becomes
+ *   `bounced` and leaves `delivered`.
+ *
+ * A counted message adds 1 to `bounces` and to `hard_bounces` or `soft_bounces` of what sent it.
+ * Hard: its address is suppressed for its account at once; soft: the bounce joins the address's
+ * soft-bounce history, and SOFT_THRESHOLD of them within 30 days suppress it. Returns the messages
+ * that counted.
  */
 export async function recordBounced(
   trx: Db,
   kinds: MailKinds,
-  messages: Array<CountedMessage & Pick<QueuedMessage, 'user_id' | 'email_key'>>,
-  opts: { permanent: boolean; now: Date },
-): Promise<void> {
-  if (opts.permanent) {
-    const at = isoMicros(opts.now);
-    for (const m of messages) {
-      await trx
-        .insertInto('bounced_addresses')
-        .values({ user_id: m.user_id, email_key: m.email_key, created_at: at })
-        .onConflict((oc) => oc.columns(['user_id', 'email_key']).doNothing())
-        .execute();
-    }
+  bounces: readonly MessageBounce[],
+  opts: { now: Date; after: 'attempt' | 'accept' },
+): Promise<EventMessage[]> {
+  const at = isoMicros(opts.now);
+  const counted: Array<{ message: EventMessage; delta: Partial<Record<SourceCounter, number>> }> = [];
+  for (const b of bounces) {
+    const message = await trx
+      .updateTable('mail_messages')
+      .set({ state: 'bounced', bounce_type: b.type, updated_at: at })
+      .where('id', '=', b.id)
+      .where('bounce_type', 'is', null)
+      .where('state', '=', opts.after === 'accept' ? 'sent' : 'bounced')
+      .returning(['id', 'kind', 'user_id', 'email', 'email_key', ...sourceKeys(kinds)])
+      .executeTakeFirst();
+    if (!message) continue;
+    const delta: Partial<Record<SourceCounter, number>> = { bounces: 1, [`${b.type}_bounces`]: 1 };
+    if (opts.after === 'accept') delta.delivered = -1;
+    counted.push({ message, delta });
+    if (b.type === 'hard') await suppressAddress(trx, message, 'hard_bounce', b.detail, opts.now);
+    else await recordSoftBounce(trx, message, message.id, b.detail, opts.now);
   }
-  await addToSources(
-    trx,
-    kinds,
-    messages.map((message) => ({ message, delta: { bounces: 1 } })),
-  );
+  await addToSources(trx, kinds, counted);
+  return counted.map((c) => c.message);
+}
+
+/**
+ * A spam complaint about a message: its `complained` flag goes 0 → 1 by a conditional update, and
+ * only that change adds 1 to `spam_reports` of what sent it and puts its address on the account's
+ * suppression list (reason `complaint`). A second complaint about the same message counts nothing.
+ * (The caller also puts the address on the account's global unsubscribe list, in the same
+ * transaction.) Returns the message when it counted, else undefined.
+ */
+export async function recordComplaint(
+  trx: Db,
+  kinds: MailKinds,
+  messageId: number,
+  opts: { now: Date; detail: string | null },
+): Promise<EventMessage | undefined> {
+  const message = await trx
+    .updateTable('mail_messages')
+    .set({ complained: 1 })
+    .where('id', '=', messageId)
+    .where('complained', '=', 0)
+    .returning(['id', 'kind', 'user_id', 'email', 'email_key', ...sourceKeys(kinds)])
+    .executeTakeFirst();
+  if (!message) return undefined;
+  await addToSources(trx, kinds, [{ message, delta: { spam_reports: 1 } }]);
+  await suppressAddress(trx, message, 'complaint', opts.detail, opts.now);
+  return message;
 }
 
 /** The most message ids one `recordOpens` call takes (well under both engines' parameter limits). */

@@ -5,6 +5,7 @@ import type { MailState, QueuedMessage } from '../db/types.js';
 import { isoMicros } from '../util/time.js';
 import { recordBounced, recordDelivered, sourceKeys, type CountedMessage } from './engagement.js';
 import type { MailKinds } from './queue.types.js';
+import { classifyBounce } from '../inbound/classify.js';
 
 /** The PostgreSQL channel that wakes idle workers when mail becomes due. */
 export const QUEUE_CHANNEL = 'campaign_mail';
@@ -73,7 +74,7 @@ export async function renewLeases(db: Db, workerId: string, now: Date, leaseMs: 
   return Number(r.numUpdatedRows);
 }
 
-/** The account addresses among `rows` that hard-bounced before: they are not mailed again. */
+/** The account addresses among `rows` that are suppressed (bounced or complained before): they are not mailed again. */
 export async function selectBouncedAmong(db: Db, rows: Pick<QueuedMessage, 'user_id' | 'email_key'>[]): Promise<Set<string>> {
   if (rows.length === 0) return new Set();
   const keys = [...new Set(rows.map((r) => r.email_key))];
@@ -120,8 +121,8 @@ export async function markSent(
 
 /**
  * A temporary failure (4xx, dropped connection, timeout): the message waits its backoff and is
- * tried again; the 5th failure makes it bounced (counted in `bounces`, the address not
- * suppressed: nothing says it is bad for good). Returns each held message as marked, with its new state.
+ * tried again; the 5th failure makes it bounced: a soft bounce (counted in `bounces` and
+ * `soft_bounces`; the address is suppressed only at the soft threshold, `recordBounced`). Returns each held message as marked, with its new state.
  */
 export async function markRetry(
   db: Db,
@@ -159,14 +160,21 @@ export async function markRetry(
       outcome.set(f.id, marked);
       if (marked.state === 'bounced') bounced.push(marked);
     }
-    await recordBounced(trx, kinds, bounced, { permanent: false, now });
+    // The last of the temporary failures is a soft bounce: it counts toward the soft threshold.
+    await recordBounced(
+      trx,
+      kinds,
+      bounced.map((m) => ({ id: m.id, type: 'soft' as const, detail: m.last_error })),
+      { now, after: 'attempt' },
+    );
   });
   return outcome;
 }
 
 /**
- * A permanent failure (5xx): the message is bounced at once, counted in `bounces`, and the
- * address joins the account's bounced addresses, so nothing of the account mails it again
+ * A permanent failure (5xx): the message is bounced at once and counted in `bounces`. The
+ * server's answer is classified by the one rule of hard and soft (`classifyBounce`): hard
+ * suppresses the address for the account at once, soft counts toward the soft threshold
  * (`recordBounced`). Returns the messages that were still held, as marked.
  */
 export async function markBounced(
@@ -190,7 +198,12 @@ export async function markBounced(
         .executeTakeFirst();
       if (marked) bounced.push(marked);
     }
-    await recordBounced(trx, kinds, bounced, { permanent: true, now });
+    await recordBounced(
+      trx,
+      kinds,
+      bounced.map((m) => ({ id: m.id, type: classifyBounce(null, m.last_error), detail: m.last_error })),
+      { now, after: 'attempt' },
+    );
     return bounced;
   });
 }

@@ -12,6 +12,7 @@ const PUBLIC = [
   '/t/open/{token}.gif',
   '/u/{token}',
   '/designs/{utr}',
+  '/inbound/email/{token}',
   '/health/live',
   '/health/ready',
   '/metrics',

@@ -80,7 +80,14 @@ describe('single sends: who receives a send', () => {
     assert.equal((await t.b.post('/global-unsubscribes/save', { email_address: 'carol@example.com' })).status, 200);
     await t.database.db
       .insertInto('bounced_addresses')
-      .values({ user_id: t.a.keys!.user_id, email_key: 'hal@example.com', created_at: '2030-01-01T00:00:00.000000Z' })
+      .values({
+        user_id: t.a.keys!.user_id,
+        email_key: 'hal@example.com',
+        email: 'hal@example.com',
+        reason: 'hard_bounce',
+        detail: null,
+        created_at: '2030-01-01T00:00:00.000000Z',
+      })
       .execute();
     const utr = await createSend(
       t.a,

@@ -96,7 +96,7 @@ describe('mail queue: one worker against a real SMTP server', () => {
 
   it('bounces a 5xx at once and never mails the address again from the account (any case); other accounts still can', async () => {
     const x = address('gone');
-    sink.reject(x, 550);
+    sink.reject(x, 550, { text: '5.1.1 Mailbox unavailable: user unknown' });
     await queue(x);
     await drainQueue(t);
     const row = await rowOf(t.database.db, x);

@@ -1,0 +1,47 @@
+/**
+ * One raw message that came back (by the inbound route or the SMTP listener) taken in: parsed into
+ * a report, each recipient's event through `takeInEvent`, and the answer of §19.
+ */
+import type { AppDeps } from '../deps.js';
+import { takeInEvent, type InboundSource } from './intake.js';
+import { parseInboundMail, reportEvents } from './parse.js';
+
+/** The answer of `POST /inbound/email/<token>`: what the message was, about whom, and whether it named a message of ours. */
+export interface MailIntake {
+  kind: 'bounce' | 'complaint' | 'ignored';
+  type: 'hard' | 'soft' | null;
+  recipient: string | null;
+  matched: boolean;
+}
+
+/**
+ * Takes in one raw message: a bounce or complaint becomes one event per recipient it reports
+ * (each matched, de-duplicated and applied by `takeInEvent`); anything else is `ignored` and
+ * changes nothing. The answer describes the first recipient; `matched` is true when any event
+ * named a message of this installation.
+ */
+export async function takeInMail(
+  deps: AppDeps,
+  raw: Buffer,
+  source: Extract<InboundSource, 'inbound' | 'smtp'>,
+  envelopeTo: readonly string[] = [],
+): Promise<MailIntake> {
+  const report = await parseInboundMail(raw, envelopeTo);
+  const first = report.recipients[0];
+  const events = reportEvents(report, raw, source);
+  if (events.length === 0) {
+    deps.log.info(
+      { source, kind: 'ignored', address: first?.email ?? null, matched: false },
+      'inbound mail ignored: no bounce or complaint',
+    );
+    return { kind: 'ignored', type: null, recipient: first?.email ?? null, matched: false };
+  }
+  let matched = false;
+  let recipient: string | null = null;
+  for (const [i, event] of events.entries()) {
+    const result = await takeInEvent(deps, event);
+    matched ||= result.matched;
+    if (i === 0) recipient = result.recipient ?? event.email;
+  }
+  return { kind: report.kind, type: report.kind === 'bounce' ? (first?.type ?? null) : null, recipient, matched };
+}

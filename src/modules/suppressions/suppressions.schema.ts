@@ -1,0 +1,47 @@
+import { Type } from '@sinclair/typebox';
+import type { Selectable } from 'kysely';
+import type { BouncedAddressTable } from '../../db/types.js';
+import { Email, Enum, ListOf, Nullable, PagingQuery, Timestamp } from '../../http/schemas.js';
+
+export type SuppressionRow = Pick<Selectable<BouncedAddressTable>, 'id' | 'email' | 'reason' | 'detail' | 'created_at'>;
+
+/** `POST /bounces/report`: a bounce or complaint the caller learnt of (by its relay, its own mail). */
+export const ReportBody = Type.Object({
+  email: Email,
+  type: Enum(['hard', 'soft', 'complaint'] as const),
+  reason: Type.Optional(
+    Type.String({ maxLength: 1000, description: "The server's answer or the report's text; kept as the suppression's detail." }),
+  ),
+  message_id: Type.Optional(
+    Type.String({
+      maxLength: 998,
+      description: 'The original `Message-ID` (with or without angle brackets): the event is matched to that message of the account.',
+    }),
+  ),
+});
+
+/** `DELETE /suppressions/delete?email=`: the address stays text; a missing one is `Record not found`. */
+export const LiftQuery = Type.Object({ email: Type.Optional(Type.String({ maxLength: 254 })) });
+
+export const ListSuppressionsQuery = PagingQuery;
+
+export const SuppressionShape = Type.Object(
+  {
+    email: Type.String(),
+    reason: Enum(['hard_bounce', 'soft_bounces', 'complaint'] as const),
+    detail: Nullable(Type.String({ description: "The server's answer or the report's text that caused it." })),
+    created_at: Timestamp,
+  },
+  {
+    description:
+      'An address the account no longer mails: it bounced hard, bounced soft 3 times within 30 days, or its recipient complained.',
+  },
+);
+
+export const SuppressionList = ListOf('suppressions', SuppressionShape, "The account's suppressed addresses, newest first.");
+
+/** The API shape of a suppressed address. */
+export function toSuppression(row: SuppressionRow) {
+  return { email: row.email, reason: row.reason, detail: row.detail, created_at: row.created_at };
+}
+export type Suppression = ReturnType<typeof toSuppression>;
