@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import { MailParser, simpleParser, type AddressObject, type Attachment, type ParsedMail } from 'mailparser';
-import { classifyBounce, type BounceType } from './classify.js';
+import { classifyBounce, type BounceType } from '../delivery/bounce-classes.js';
 import { BOUNCE_TEXTS, QUOTED_MESSAGE_ID, QUOTED_RETURN_PATH } from './bounce-texts.js';
 import type { InboundEvent, InboundSource } from './intake.js';
 

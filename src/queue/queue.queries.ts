@@ -5,7 +5,7 @@ import type { MailState, QueuedMessage } from '../db/types.js';
 import { isoMicros } from '../util/time.js';
 import { recordBounced, recordDelivered, sourceKeys, type CountedMessage } from './engagement.js';
 import type { MailKinds } from './queue.types.js';
-import { classifyBounce } from '../inbound/classify.js';
+import { classifyBounce } from '../delivery/bounce-classes.js';
 
 /** The PostgreSQL channel that wakes idle workers when mail becomes due. */
 export const QUEUE_CHANNEL = 'campaign_mail';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { classifyBounce } from '../../src/inbound/classify.js';
+import { classifyBounce } from '../../src/delivery/bounce-classes.js';
 import { parseInboundMail, reportEvents } from '../../src/inbound/parse.js';
 import { fixture } from './fixtures.js';
 
