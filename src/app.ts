@@ -33,6 +33,7 @@ import { unsubscribePageRoutes } from './public/unsubscribe.routes.js';
 import { designPreviewRoutes } from './public/design-preview.routes.js';
 import { healthRoutes } from './ops/health.routes.js';
 import { inboundRoutes } from './inbound/inbound.routes.js';
+import { reportRoutes } from './inbound/report.routes.js';
 import { suppressionRoutes } from './modules/suppressions/suppressions.routes.js';
 import { createMetricsRegistry, registerMetrics } from './ops/metrics.js';
 import { registerRequestLog } from './ops/request-log.js';
@@ -116,5 +117,6 @@ export async function buildApp(deps: AppInput): Promise<App> {
   await app.register(healthRoutes);
   await app.register(suppressionRoutes);
   await app.register(inboundRoutes);
+  await app.register(reportRoutes);
   return app;
 }

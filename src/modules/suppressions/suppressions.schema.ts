@@ -1,24 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import type { Selectable } from 'kysely';
 import type { BouncedAddressTable } from '../../db/types.js';
-import { Email, Enum, ListOf, Nullable, PagingQuery, Timestamp } from '../../http/schemas.js';
+import { Enum, ListOf, Nullable, PagingQuery, Timestamp } from '../../http/schemas.js';
 
 export type SuppressionRow = Pick<Selectable<BouncedAddressTable>, 'id' | 'email' | 'reason' | 'detail' | 'created_at'>;
-
-/** `POST /bounces/report`: a bounce or complaint the caller learnt of (by its relay, its own mail). */
-export const ReportBody = Type.Object({
-  email: Email,
-  type: Enum(['hard', 'soft', 'complaint'] as const),
-  reason: Type.Optional(
-    Type.String({ maxLength: 1000, description: "The server's answer or the report's text; kept as the suppression's detail." }),
-  ),
-  message_id: Type.Optional(
-    Type.String({
-      maxLength: 998,
-      description: 'The original `Message-ID` (with or without angle brackets): the event is matched to that message of the account.',
-    }),
-  ),
-});
 
 /** `DELETE /suppressions/delete?email=`: the address stays text; a missing one is `Record not found`. */
 export const LiftQuery = Type.Object({ email: Type.Optional(Type.String({ maxLength: 254 })) });
