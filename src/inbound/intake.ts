@@ -44,3 +44,6 @@ export interface IntakeResult {
  * metric.
  */
 export type TakeInEvent = (deps: AppDeps, event: InboundEvent, opts?: { userId?: number }) => Promise<IntakeResult>;
+
+// placeholder: replaced by the intake implementation
+export const takeInEvent: TakeInEvent = async () => ({ matched: false, counted: false });
