@@ -30,6 +30,7 @@ import { imageRoutes } from './public/images.routes.js';
 import { trackingRoutes } from './public/tracking.routes.js';
 import { unsubscribePageRoutes } from './public/unsubscribe.routes.js';
 import { designPreviewRoutes } from './public/design-preview.routes.js';
+import { providerRoutes } from './inbound/providers.routes.js';
 import { healthRoutes } from './ops/health.routes.js';
 import { createMetricsRegistry, registerMetrics } from './ops/metrics.js';
 import { registerRequestLog } from './ops/request-log.js';
@@ -109,6 +110,7 @@ export async function buildApp(deps: AppInput): Promise<App> {
   await app.register(trackingRoutes);
   await app.register(unsubscribePageRoutes);
   await app.register(designPreviewRoutes);
+  await app.register(providerRoutes);
   await app.register(healthRoutes);
   return app;
 }

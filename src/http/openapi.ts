@@ -43,6 +43,12 @@ const TAGS: Array<{ name: string; description: string; prefixes: string[] }> = [
   },
   { name: 'Geo', description: 'Countries, states and cities (the ids contacts and senders use).', prefixes: ['/get/country-state-city'] },
   {
+    name: 'Relay webhooks',
+    description:
+      "Bounces and complaints posted by the sending relays' webhooks (SendGrid, Mailgun, Postmark, Amazon SES through SNS); no keys, the provider's signature or password instead.",
+    prefixes: ['/inbound/sendgrid', '/inbound/mailgun', '/inbound/postmark', '/inbound/ses'],
+  },
+  {
     name: 'Public pages',
     description:
       'The open pixel and the unsubscribe preferences page linked from each mail, and the design preview of automation emails; no keys needed.',
@@ -66,7 +72,7 @@ const FORM_TYPES = ['application/x-www-form-urlencoded', 'multipart/form-data', 
 const KEYS_NOTE =
   "Every request carries the account's two keys as headers, `PublicKey` and `SecretKey` (both are " +
   'required; create an account with `npm run accounts:create`). Routes marked without security ' +
-  '(health, metrics, this reference, template images, the sender verification page, the open pixel, the unsubscribe page and the design preview) take none.';
+  '(health, metrics, this reference, template images, the sender verification page, the open pixel, the unsubscribe page, the design preview and the relay webhooks) take none.';
 
 function packageVersion(): string {
   // Two levels up from both src/http and dist/http.
@@ -82,7 +88,7 @@ function documentRoute({ schema, url, route }: { schema: RouteOptions['schema'];
   const documented = route.config?.documentedBody;
   if (documented) {
     s.body = documented;
-    s.consumes = ['multipart/form-data'];
+    s.consumes ??= ['multipart/form-data'];
   } else if (s.body && !s.consumes) s.consumes = FORM_TYPES;
   if (route.config?.public) s.security = [];
   if (!s.tags) {
