@@ -151,7 +151,7 @@ export const providerRoutes: FastifyPluginAsyncTypebox<{ fetchText?: FetchText }
       if (!verifyPostmarkAuth(req.headers.authorization, config.postmarkWebhookAuth!)) {
         throw new BadSignature('Invalid webhook credentials.', { 'WWW-Authenticate': 'Basic realm="postmark"' });
       }
-      return takeIn(req, postmarkEvents(parseJsonBody(raw(req))));
+      return takeIn(req, postmarkEvents(parseJsonBody(raw(req), ['ID'])));
     },
   );
 
