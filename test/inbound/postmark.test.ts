@@ -35,7 +35,7 @@ function bounce(type: string, typeCode: number, overrides: Record<string, unknow
   return {
     RecordType: 'Bounce',
     MessageStream: 'outbound',
-    ID: 4323372036854775807,
+    ID: 692560173,
     Type: type,
     TypeCode: typeCode,
     Name: 'Hard bounce',
