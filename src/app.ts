@@ -31,6 +31,7 @@ import { imageRoutes } from './public/images.routes.js';
 import { trackingRoutes } from './public/tracking.routes.js';
 import { unsubscribePageRoutes } from './public/unsubscribe.routes.js';
 import { designPreviewRoutes } from './public/design-preview.routes.js';
+import { providerRoutes } from './inbound/providers.routes.js';
 import { healthRoutes } from './ops/health.routes.js';
 import { inboundRoutes } from './inbound/inbound.routes.js';
 import { reportRoutes } from './inbound/report.routes.js';
@@ -114,6 +115,7 @@ export async function buildApp(deps: AppInput): Promise<App> {
   await app.register(trackingRoutes);
   await app.register(unsubscribePageRoutes);
   await app.register(designPreviewRoutes);
+  await app.register(providerRoutes);
   await app.register(healthRoutes);
   await app.register(suppressionRoutes);
   await app.register(inboundRoutes);

@@ -45,9 +45,15 @@ const TAGS: Array<{ name: string; description: string; prefixes: string[] }> = [
     name: 'Bounces and complaints',
     description:
       'Bounces and spam complaints that arrive after the send (raw mail, keyed reports) and the suppressed addresses they leave.',
-    prefixes: ['/bounces/', '/suppressions', '/inbound/'],
+    prefixes: ['/bounces/', '/suppressions', '/inbound/email/'],
   },
   { name: 'Geo', description: 'Countries, states and cities (the ids contacts and senders use).', prefixes: ['/get/country-state-city'] },
+  {
+    name: 'Relay webhooks',
+    description:
+      "Bounces and complaints posted by the sending relays' webhooks (SendGrid, Mailgun, Postmark, Amazon SES through SNS); no keys, the provider's signature or password instead.",
+    prefixes: ['/inbound/sendgrid', '/inbound/mailgun', '/inbound/postmark', '/inbound/ses'],
+  },
   {
     name: 'Public pages',
     description:
@@ -72,7 +78,7 @@ const FORM_TYPES = ['application/x-www-form-urlencoded', 'multipart/form-data', 
 const KEYS_NOTE =
   "Every request carries the account's two keys as headers, `PublicKey` and `SecretKey` (both are " +
   'required; create an account with `npm run accounts:create`). Routes marked without security ' +
-  '(health, metrics, this reference, template images, the sender verification page, the open pixel, the unsubscribe page, the design preview and the bounce intake) take none.';
+  '(health, metrics, this reference, template images, the sender verification page, the open pixel, the unsubscribe page, the design preview, the bounce intake and the relay webhooks) take none.';
 
 function packageVersion(): string {
   // Two levels up from both src/http and dist/http.
@@ -88,7 +94,7 @@ function documentRoute({ schema, url, route }: { schema: RouteOptions['schema'];
   const documented = route.config?.documentedBody;
   if (documented) {
     s.body = documented;
-    s.consumes = ['multipart/form-data'];
+    s.consumes ??= ['multipart/form-data'];
   } else if (s.body && !s.consumes) s.consumes = FORM_TYPES;
   if (route.config?.public) s.security = [];
   if (!s.tags) {

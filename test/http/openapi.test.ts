@@ -16,6 +16,10 @@ const PUBLIC = [
   '/health/live',
   '/health/ready',
   '/metrics',
+  '/inbound/sendgrid',
+  '/inbound/mailgun',
+  '/inbound/postmark',
+  '/inbound/ses',
 ];
 const FORM_TYPES = ['application/x-www-form-urlencoded', 'multipart/form-data', 'application/json'];
 
