@@ -27,7 +27,7 @@ import { templateRoutes } from './modules/templates/templates.routes.js';
 import { singleSendRoutes } from './modules/single-sends/single-sends.routes.js';
 import { automationRoutes } from './modules/automations/automations.routes.js';
 import { imageRoutes } from './public/images.routes.js';
-import { trackingRoutes } from './public/tracking.routes.js';
+import { clickRoutes, trackingRoutes } from './public/tracking.routes.js';
 import { unsubscribePageRoutes } from './public/unsubscribe.routes.js';
 import { designPreviewRoutes } from './public/design-preview.routes.js';
 import { healthRoutes } from './ops/health.routes.js';
@@ -107,6 +107,7 @@ export async function buildApp(deps: AppInput): Promise<App> {
   await app.register(automationRoutes);
   await app.register(imageRoutes);
   await app.register(trackingRoutes);
+  await app.register(clickRoutes);
   await app.register(unsubscribePageRoutes);
   await app.register(designPreviewRoutes);
   await app.register(healthRoutes);

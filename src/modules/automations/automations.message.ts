@@ -38,7 +38,18 @@ export async function renderAutomationBatch(deps: AppDeps, rows: QueuedMessage[]
             preheader: '',
             footer: true,
             openPixel: true,
+            trackClicks: s.track_clicks !== 0,
           })),
+        clicks:
+          s.track_clicks === 0
+            ? null
+            : {
+                userId: s.user_id,
+                sourceTable: 'automations',
+                sourceId: s.automation_id,
+                campaignTable: 'automation_schedules',
+                campaignId: s.id,
+              },
         fromSender: s.from_sender,
         replyTo: s.reply_to,
         senderName: s.sender_name,

@@ -9,7 +9,7 @@ import type { QueuedMessage } from '../../db/types.js';
 import type { Rendered } from '../../delivery/transport.js';
 import type { SingleSendRow } from './single-sends.schema.js';
 
-/** The send's compiled design: subject, preheader, footer where the design lacks it, open pixel. */
+/** The send's compiled design: subject, preheader, footer where the design lacks it, open pixel, click slots unless `track_clicks` is 0. */
 export function compiledFor(send: SingleSendRow): Promise<CompiledDesign> {
   return compiledOnce(`single_send:${send.id}`, () => ({
     design: { templateId: send.template_id, templateJson: send.template_json, templateHtml: send.template_html },
@@ -17,6 +17,7 @@ export function compiledFor(send: SingleSendRow): Promise<CompiledDesign> {
     preheader: send.preheader,
     footer: true,
     openPixel: true,
+    trackClicks: send.track_clicks !== 0,
   }));
 }
 
@@ -27,6 +28,10 @@ function sourceOf(send: SingleSendRow): CampaignSource {
     cancelled: send.deleted_at !== null ? 'the single send was deleted' : null,
     groupId: send.unsubscribe_group_id,
     design: () => compiledFor(send),
+    clicks:
+      send.track_clicks === 0
+        ? null
+        : { userId: send.user_id, sourceTable: 'single_sends', sourceId: send.id, campaignTable: 'single_sends', campaignId: send.id },
     fromSender: send.from_sender,
     replyTo: send.reply_to,
     senderName: send.sender_name,
