@@ -38,7 +38,7 @@ const clickSchema = {
     'answers 404 with a short page and never redirects. HEAD answers as GET and counts nothing.',
   params: Type.Object({ token: Type.String({ maxLength: 2048, description: 'The signed click token from the mail.' }) }),
   response: {
-    302: Type.Unsafe({ description: "To the link's URL (`Location`); no body." }),
+    302: Type.Null({ description: "To the link's URL (`Location`); no body." }),
     404: Media('text/html', 'The link is invalid (forged or altered) or its mail no longer exists; nothing counted, no redirect.'),
     503: Media('text/html', 'The click could not be recorded (the database is away); try again.'),
   },

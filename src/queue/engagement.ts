@@ -277,6 +277,7 @@ export async function findClickedLinks(db: Db, kinds: MailKinds, clicks: readonl
 
 /** `case id when … then n … else 0 end` over the counts of `counts` (typed, so PostgreSQL can plan it). */
 function caseOf(column: string, counts: ReadonlyMap<number, number>) {
+  if (counts.size === 0) return sql<number>`0`;
   return sql<number>`case ${sql.ref(column)} ${sql.join(
     [...counts].map(([id, n]) => sql`when ${id} then cast(${n} as integer)`),
     sql` `,
