@@ -74,12 +74,10 @@ export const clickRoutes: FastifyPluginAsyncTypebox = async (app) => {
     }
     if (url === null) return linkNotFound(reply);
     return reply
-      .code(302)
-      .header('Location', locationOf(url))
       .header('Cache-Control', 'no-store')
       .header('Referrer-Policy', 'no-referrer')
       .header('X-Content-Type-Options', 'nosniff')
-      .send();
+      .redirect(locationOf(url), 302);
   });
 };
 
