@@ -28,7 +28,7 @@ import { singleSendRoutes } from './modules/single-sends/single-sends.routes.js'
 import { automationRoutes } from './modules/automations/automations.routes.js';
 import { testSendRoutes } from './modules/test-sends/test-sends.routes.js';
 import { imageRoutes } from './public/images.routes.js';
-import { trackingRoutes } from './public/tracking.routes.js';
+import { clickRoutes, trackingRoutes } from './public/tracking.routes.js';
 import { unsubscribePageRoutes } from './public/unsubscribe.routes.js';
 import { designPreviewRoutes } from './public/design-preview.routes.js';
 import { providerRoutes } from './inbound/providers.routes.js';
@@ -113,6 +113,7 @@ export async function buildApp(deps: AppInput): Promise<App> {
   await app.register(testSendRoutes);
   await app.register(imageRoutes);
   await app.register(trackingRoutes);
+  await app.register(clickRoutes);
   await app.register(unsubscribePageRoutes);
   await app.register(designPreviewRoutes);
   await app.register(providerRoutes);

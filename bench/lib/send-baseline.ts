@@ -1,14 +1,14 @@
 /**
  * The baselines of `bench:send`, with no database and no queue: the same messages built by the
- * same code as the worker's single-send renderer (`compileDesign` once, `renderFor` per recipient,
- * the same headers and tracking links) sent through the same SMTP transport (`smtpTransport`: the
+ * same code as the worker's single-send renderer (`compileDesign` once, with click tracking,
+ * `renderFor` per recipient, the same headers and tracking and click links) sent through the same SMTP transport (`smtpTransport`: the
  * same pool and settings) with the worker's concurrency; and the raw ceiling: one message's bytes,
  * built once, pushed through a nodemailer pool of the same size to every recipient.
  */
 import { randomUUID } from 'node:crypto';
 import nodemailer from 'nodemailer';
 import { recipientValues, type RecipientInput } from '../../src/delivery/placeholders.js';
-import { compileDesign, OPEN_PIXEL, renderFor } from '../../src/delivery/render.js';
+import { CLICK_SLOT, compileDesign, OPEN_PIXEL, renderFor } from '../../src/delivery/render.js';
 import { trackingLinks } from '../../src/delivery/tracking.js';
 import type { MailMessage } from '../../src/delivery/transport.js';
 import { SMTP_POOL_CONNECTIONS, smtpTransport } from '../../src/delivery/transports.js';
@@ -44,13 +44,20 @@ async function messageBuilder(): Promise<(i: number) => MailMessage> {
     preheader: PREHEADER,
     footer: true,
     openPixel: true,
+    trackClicks: true,
   });
   const links = trackingLinks({ appSecret: SEND_APP_SECRET, publicUrl: SEND_PUBLIC_URL });
   const host = new URL(SEND_PUBLIC_URL).hostname;
   const shared = { sender_name: 'Bench News', sender_address: '1 Bench Street, 10001, India' };
   return (i) => {
     const unsubscribeUrl = links.unsubscribeUrl(i + 1);
-    const values = { ...recipientValues(contact(i)), unsubscribe_preferences: unsubscribeUrl, [OPEN_PIXEL]: links.openUrl(i + 1) };
+    const values: Record<string, string> = {
+      ...recipientValues(contact(i)),
+      unsubscribe_preferences: unsubscribeUrl,
+      [OPEN_PIXEL]: links.openUrl(i + 1),
+    };
+    // The click slots, as the worker fills them (link ids 1, 2, 3).
+    for (let l = 0; l < design.links.length; l++) values[CLICK_SLOT + l] = links.clickUrl(i + 1, l + 1);
     const { subject, html, text } = renderFor(design, values, shared);
     const mailto = `mailto:replies@bench.example.com?subject=${encodeURIComponent(`unsubscribe ${links.unsubscribeToken(i + 1)}`)}`;
     return {

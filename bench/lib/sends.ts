@@ -11,11 +11,14 @@ import type { BenchSink } from './sink.js';
 export const SEND_APP_SECRET = 'bench-send-secret';
 export const SEND_PUBLIC_URL = 'https://mail.bench.example.com';
 
-/** A newsletter-sized design (≈3 KiB of HTML) with the usual placeholders. */
+/** A newsletter-sized design (≈3 KiB of HTML) with the usual placeholders and three links (tracked: click tracking is on by default). */
 export const DESIGN_HTML = `<html><head><title></title></head><body style="font-family:sans-serif">
 <h1>Spring news for ((first_name))</h1>
 <p>Dear ((first_name)) ((last_name)),</p>
 ${Array.from({ length: 8 }, (_, i) => `<p>Paragraph ${i + 1}: everything new in ((city)) this season, from our shop to your door at ((address_line1)). Read on for offers picked for you, and our events near you.</p>`).join('\n')}
+<p><a href="https://shop.bench.example.com/spring">Shop the spring range</a> ·
+<a href="https://blog.bench.example.com/events?city=((city))">Events near you</a> ·
+<a href="https://bench.example.com/account">Your account</a></p>
 <p>Yours, ((sender_name))</p>
 </body></html>`;
 export const SUBJECT = 'News for ((first_name))';

@@ -12,6 +12,7 @@ import * as m009 from './migrations/009_delivery.js';
 import * as m010 from './migrations/010_automations.js';
 import * as m011 from './migrations/011_delivery_counters.js';
 import * as m013 from './migrations/013_bounces.js';
+import * as m014 from './migrations/014_clicks.js';
 
 /** Every migration, in order. A new migration is one import and one line here. */
 const migrations: Record<string, Migration> = {
@@ -27,6 +28,7 @@ const migrations: Record<string, Migration> = {
   '010_automations': m010,
   '011_delivery_counters': m011,
   '013_bounces': m013,
+  '014_clicks': m014,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

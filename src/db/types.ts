@@ -356,6 +356,42 @@ export interface AutomationEnrollmentTable {
   updated_at: string;
 }
 
+/** A link of a campaign's design rewritten for click tracking (see migration 014). */
+export interface TrackedLinkTable {
+  id: Generated<number>;
+  user_id: number;
+  /** Where the campaign's statistics are counted: its kind's source table and row. */
+  source_table: string;
+  source_id: number;
+  /** The campaign whose design holds the link: `single_sends` or `automation_schedules`, and its row. */
+  campaign_table: string;
+  campaign_id: number;
+  /** 0-based order of first appearance in the design. */
+  position: number;
+  /** The href as in the design: entities decoded, `((placeholders))` kept (filled per recipient). */
+  url: string;
+  unique_clicks: Generated<number>;
+  total_clicks: Generated<number>;
+  created_at: string;
+}
+
+/** The first click of a message on a link: what makes a link's unique click unique. */
+export interface LinkClickTable {
+  message_id: number;
+  link_id: number;
+  first_clicked_at: string;
+}
+
+/** Delivered, opens and clicks of a source in one UTC hour (`YYYY-MM-DD HH:00:00`). */
+export interface EngagementHourTable {
+  source_table: string;
+  source_id: number;
+  hour: string;
+  delivered: Generated<number>;
+  opens: Generated<number>;
+  clicks: Generated<number>;
+}
+
 export interface DB {
   accounts: AccountTable;
   fields: FieldTable;
@@ -376,4 +412,7 @@ export interface DB {
   automations: AutomationTable;
   automation_schedules: AutomationScheduleTable;
   automation_enrollments: AutomationEnrollmentTable;
+  tracked_links: TrackedLinkTable;
+  link_clicks: LinkClickTable;
+  engagement_hours: EngagementHourTable;
 }

@@ -8,8 +8,9 @@ import type { Config } from '../config.js';
 import type { Database, Db } from '../db/index.js';
 import type { QueuedMessage } from '../db/types.js';
 import { mailtoAddress } from '../util/email.js';
+import { trackedLinkIds, type LinkOwner } from './click-links.js';
 import { recipientValues, type RecipientInput } from './placeholders.js';
-import { compileDesign, OPEN_PIXEL, renderFor, type CompileInput, type CompiledDesign } from './render.js';
+import { CLICK_SLOT, compileDesign, OPEN_PIXEL, renderFor, type CompileInput, type CompiledDesign } from './render.js';
 import { trackingLinks } from './tracking.js';
 import type { MailMessage, Rendered } from './transport.js';
 
@@ -22,6 +23,8 @@ export interface CampaignSource {
   groupId: number | null;
   /** The compiled design (see `compiledOnce`). */
   design: () => Promise<CompiledDesign>;
+  /** Who owns the design's tracked links (compiled with `trackClicks`); null: its links are not tracked. */
+  clicks: LinkOwner | null;
   fromSender: string;
   replyTo: string;
   senderName: string | null;
@@ -55,14 +58,16 @@ export function compiledDesignsCached(): number {
   return compiled.size;
 }
 
-type ContactRow = RecipientInput & {
+/** A contact as rendering reads it. */
+export type ContactRow = RecipientInput & {
   id: number;
   user_id: number;
   custom_field: string | null;
   deleted_at: string | null;
 };
 
-async function loadContacts(db: Db, ids: number[]): Promise<Map<number, ContactRow>> {
+/** The contacts of the given ids, by id, with what rendering reads (one query). */
+export async function loadContacts(db: Db, ids: number[]): Promise<Map<number, ContactRow>> {
   if (ids.length === 0) return new Map();
   const rows = await db
     .selectFrom('contacts')
@@ -158,9 +163,19 @@ export async function renderCampaignBatch(
       out.push({ skip: 'suppressed', reason: why });
       continue;
     }
-    out.push({ message: messageFor(source, row, await source.design(), contact, links) });
+    const design = await source.design();
+    // The links' ids are registered once per campaign (per worker), when its design first renders.
+    const linkIds = source.clicks && design.links.length > 0 ? await trackedLinkIds(db, source.clicks, design.links, new Date()) : [];
+    out.push({ message: messageFor(source, row, design, linkIds, contact, links) });
   }
   return out;
+}
+
+/** A message's recipient as its placeholders read it: its contact, or the names queued with it. */
+export function recipientOf(message: Pick<QueuedMessage, 'email' | 'payload'>, contact: ContactRow | undefined): RecipientInput {
+  return contact
+    ? { ...contact, custom: parseJson<Record<string, string>>(contact.custom_field) }
+    : { ...parseJson<{ first_name?: string; last_name?: string }>(message.payload), email: message.email };
 }
 
 /** One recipient's mail: personalised parts and the headers of a bulk mail (RFC 8058 one-click unsubscribe). */
@@ -168,18 +183,17 @@ function messageFor(
   source: CampaignSource,
   row: QueuedMessage,
   design: CompiledDesign,
+  linkIds: readonly number[],
   contact: ContactRow | undefined,
   links: ReturnType<typeof trackingLinks>,
 ): MailMessage {
-  const recipient: RecipientInput = contact
-    ? { ...contact, custom: parseJson<Record<string, string>>(contact.custom_field) }
-    : { ...parseJson<{ first_name?: string; last_name?: string }>(row.payload), email: row.email };
   const unsubscribeUrl = links.unsubscribeUrl(row.id);
-  const values = {
-    ...recipientValues(recipient),
+  const values: Record<string, string> = {
+    ...recipientValues(recipientOf(row, contact)),
     unsubscribe_preferences: unsubscribeUrl,
     [OPEN_PIXEL]: links.openUrl(row.id),
   };
+  for (let i = 0; i < linkIds.length; i++) values[CLICK_SLOT + i] = links.clickUrl(row.id, linkIds[i]);
   const shared = { sender_name: source.senderName ?? '', sender_address: source.senderAddress ?? '' };
   const { subject, html, text } = renderFor(design, values, shared);
   // The service receives no mail: the mailto reaches the sender's reply-to mailbox, whose reader

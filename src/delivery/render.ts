@@ -8,6 +8,7 @@
  */
 import { randomInt } from 'node:crypto';
 import { BLANK_TEMPLATE_ID, findShippedTemplate } from './designs.js';
+import { CLICK_SLOT, markTrackedLinks } from './links.js';
 import { compileMjml, DesignError, parseDesign, validateDesign, type MjmlNode } from './mjml.js';
 import { escapeHtml, TOKEN, type PlaceholderValues } from './placeholders.js';
 
@@ -26,6 +27,12 @@ export interface CompiledDesign {
   readonly text: Segments;
   /** Every placeholder name used (lower case), so callers can skip values nobody reads. */
   readonly names: ReadonlySet<string>;
+  /**
+   * The tracked links (with `trackClicks`): distinct URLs in order of first appearance, as the
+   * design has them (`((placeholders))` kept). Link `i`'s href in the HTML is the value of key
+   * `CLICK_SLOT + i`. Empty without click tracking.
+   */
+  readonly links: readonly string[];
 }
 
 export interface RenderedMessage {
@@ -49,7 +56,11 @@ export interface CompileInput {
   footer?: boolean;
   /** Add a 1×1 open-tracking image whose URL is the value of `OPEN_PIXEL`. Default false. */
   openPixel?: boolean;
+  /** Rewrite the `http:`/`https:` links of the HTML part into click slots (see `links`). Default false. */
+  trackClicks?: boolean;
 }
+
+export { CLICK_SLOT };
 
 /** The value key of the open-tracking image URL. `#` keeps it out of reach of `((…))` tokens in designs. */
 export const OPEN_PIXEL = '#open_pixel';
@@ -230,12 +241,41 @@ export async function compileDesign(input: CompileInput): Promise<CompiledDesign
   html = html.replace(/<title>\s*<\/title>/i, `<title>${escapeHtml(input.subject)}</title>`);
   // The text part is made before the preheader and pixel go in: neither belongs in it.
   const text = await textSegments(tokenize(html));
+  // The text part keeps its links; in the HTML each tracked href becomes a marker, then a slot.
+  let links: string[] = [];
+  const nonce = String(randomInt(100_000_000, 999_999_999));
+  if (input.trackClicks) ({ html, urls: links } = markTrackedLinks(html, (i) => `%%${nonce}_c${i}%%`));
   const preheader = input.preheader?.trim();
   let htmlSeg = tokenize(preheader ? withPreheader(html, preheader) : html);
+  if (links.length > 0) htmlSeg = withClickSlots(htmlSeg, new RegExp(`%%${nonce}_c(\\d+)%%`, 'g'));
   if (input.openPixel) htmlSeg = withOpenPixelSlot(htmlSeg);
   const subject = tokenize(input.subject);
   const names = new Set([...subject.keys, ...htmlSeg.keys, ...text.keys]);
-  return { subject, html: htmlSeg, text, names };
+  return { subject, html: htmlSeg, text, names, links };
+}
+
+/** Turns the link markers left in the literals into slots (value keys `CLICK_SLOT + position`). */
+function withClickSlots(seg: Segments, marker: RegExp): Segments {
+  const lits: string[] = [];
+  const keys: string[] = [];
+  let current = '';
+  seg.lits.forEach((lit, i) => {
+    let last = 0;
+    for (const m of lit.matchAll(marker)) {
+      lits.push(current + lit.slice(last, m.index!));
+      keys.push(CLICK_SLOT + m[1]);
+      current = '';
+      last = m.index! + m[0].length;
+    }
+    current += lit.slice(last);
+    if (i < seg.keys.length) {
+      lits.push(current);
+      keys.push(seg.keys[i]);
+      current = '';
+    }
+  });
+  lits.push(current);
+  return { lits, keys };
 }
 
 type Convert = (value: string) => string;

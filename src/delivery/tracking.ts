@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Config } from '../config.js';
 import { createTokens } from '../util/tokens.js';
 
@@ -14,6 +14,17 @@ interface Payload {
 /** Hex digits of the VERP token's MAC: 64 bits, and the local part stays short and lower-case. */
 const VERP_MAC_CHARS = 16;
 
+/** Base64url characters of the click token's MAC: 96 bits (16 characters, no spare bits). */
+const CLICK_MAC_CHARS = 16;
+/** A click token: message id and link id in base 36 (no leading zero), then the MAC. */
+const CLICK_TOKEN = /^([1-9a-z][0-9a-z]{0,10})\.([1-9a-z][0-9a-z]{0,10})\.([A-Za-z0-9_-]{16})$/;
+
+/** A click: the message clicked in, and the tracked link (`tracked_links.id`). */
+export interface ClickRef {
+  messageId: number;
+  linkId: number;
+}
+
 /** The host of PUBLIC_URL: the right-hand side of our Message-IDs. */
 function messageIdHost(publicUrl: string): string {
   try {
@@ -25,8 +36,9 @@ function messageIdHost(publicUrl: string): string {
 
 /**
  * The public links of one message, signed with `APP_SECRET` so they can be neither guessed nor
- * altered: the open pixel (`/t/open/<token>.gif`) and the preferences / one-click unsubscribe page
- * (`/u/<token>`). Both carry only the message id; everything else is read from its row.
+ * altered: the open pixel (`/t/open/<token>.gif`), the preferences / one-click unsubscribe page
+ * (`/u/<token>`) and the click redirects (`/t/click/<token>`). They carry only ids (the message,
+ * and the link for a click); everything else is read from their rows.
  */
 export function trackingLinks(config: Pick<Config, 'appSecret' | 'publicUrl'> & Partial<Pick<Config, 'bounceAddress'>>) {
   const tokens = createTokens(config.appSecret);
@@ -36,6 +48,8 @@ export function trackingLinks(config: Pick<Config, 'appSecret' | 'publicUrl'> & 
     return p && Number.isSafeInteger(p.m) && p.m > 0 ? p.m : null;
   };
   const host = messageIdHost(config.publicUrl);
+  const clickMac = (body: string) =>
+    createHmac('sha256', config.appSecret).update(`click\0${body}`).digest('base64url').slice(0, CLICK_MAC_CHARS);
   return {
     /**
      * The message's `Message-ID`: the same every time the row is rendered (a message sent again
@@ -51,6 +65,30 @@ export function trackingLinks(config: Pick<Config, 'appSecret' | 'publicUrl'> & 
     },
     unsubscribeUrl(messageId: number): string {
       return `${config.publicUrl}/u/${this.unsubscribeToken(messageId)}`;
+    },
+    /**
+     * The click token of a link in a message: `<message id>.<link id>.<MAC>` (ids in base 36, the
+     * MAC 96 bits of HMAC-SHA256 with APP_SECRET in base64url), about 25 characters, so a message
+     * with many links stays small. It names the link by id only: the URL is read from its row.
+     */
+    clickToken(messageId: number, linkId: number): string {
+      const body = `${messageId.toString(36)}.${linkId.toString(36)}`;
+      return `${body}.${clickMac(body)}`;
+    },
+    clickUrl(messageId: number, linkId: number): string {
+      return `${config.publicUrl}/t/click/${this.clickToken(messageId, linkId)}`;
+    },
+    /** The message and link of a genuine click token (exact spelling only); null for anything else. */
+    readClickToken(token: unknown): ClickRef | null {
+      if (typeof token !== 'string' || token.length > 64) return null;
+      const m = CLICK_TOKEN.exec(token);
+      if (!m) return null;
+      const expected = Buffer.from(clickMac(`${m[1]}.${m[2]}`));
+      const given = Buffer.from(m[3]);
+      if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
+      const messageId = parseInt(m[1], 36);
+      const linkId = parseInt(m[2], 36);
+      return Number.isSafeInteger(messageId) && Number.isSafeInteger(linkId) ? { messageId, linkId } : null;
     },
     /** The message id of a genuine open token; null for a forged or altered one. */
     readOpenToken: (token: unknown) => read(OPEN, token),

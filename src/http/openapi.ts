@@ -57,8 +57,8 @@ const TAGS: Array<{ name: string; description: string; prefixes: string[] }> = [
   {
     name: 'Public pages',
     description:
-      'The open pixel and the unsubscribe preferences page linked from each mail, and the design preview of automation emails; no keys needed.',
-    prefixes: ['/t/open/', '/u/', '/designs/'],
+      'The open pixel, the click redirect and the unsubscribe preferences page linked from each mail, and the design preview of automation emails; no keys needed.',
+    prefixes: ['/t/open/', '/t/click/', '/u/', '/designs/'],
   },
   {
     name: 'Operations',

@@ -1,8 +1,14 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply } from 'fastify';
+import { fillClickUrls, locationOf } from '../delivery/click-links.js';
 import { trackingLinks } from '../delivery/tracking.js';
 import { Media } from '../http/schemas.js';
+import { MAIL_KINDS } from '../mail-kinds.js';
+import { findClickedLinks } from '../queue/engagement.js';
+import { createClickBatches } from './click-batches.js';
 import { createOpenBatches } from './open-batches.js';
+import { messagePage, sendPage } from './page.js';
 
 /**
  * The smallest well-formed transparent 1×1 GIF (43 bytes): its image data is the LZW codes clear,
@@ -20,6 +26,59 @@ const schema = {
   response: {
     200: Media('image/gif', 'A transparent 1×1 GIF, whatever the token.', Type.String({ contentMediaType: 'image/gif' })),
   },
+};
+
+const clickSchema = {
+  summary: 'The click redirect of a tracked link in a mail',
+  description:
+    "Every `http:`/`https:` link of a mail's HTML part (but the unsubscribe/preferences link) points here when its send or " +
+    "automation email tracks clicks. A genuine token answers `302` to the link's URL exactly as the mail had it (placeholders " +
+    'filled for the recipient) and counts the click: `total_clicks`, and the first time per recipient `unique_clicks`, on the ' +
+    'send (or automation) and on the link; a first click of a mail never opened also counts its open. A forged or altered token ' +
+    'answers 404 with a short page and never redirects. HEAD answers as GET and counts nothing.',
+  params: Type.Object({ token: Type.String({ maxLength: 2048, description: 'The signed click token from the mail.' }) }),
+  response: {
+    302: Type.Null({ description: "To the link's URL (`Location`); no body." }),
+    404: Media('text/html', 'The link is invalid (forged or altered) or its mail no longer exists; nothing counted, no redirect.'),
+    503: Media('text/html', 'The click could not be recorded (the database is away); try again.'),
+  },
+};
+
+const linkNotFound = (reply: FastifyReply) =>
+  sendPage(reply, 404, messagePage('Link not valid', 'This link is not valid. Use the link from the email you received.'));
+
+/**
+ * `GET /t/click/<token>`: public (the signed token is the credential). The target comes only from
+ * the stored link the token names, so no token can make it redirect anywhere else. Counting goes
+ * through the group commit of `click-batches.ts`; the redirect waits for it, so an answered click
+ * is a counted click. `Referrer-Policy: no-referrer` keeps the token out of the target's logs.
+ */
+export const clickRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const links = trackingLinks(app.deps.config);
+  const { db } = app.deps.database;
+  const unsubscribeUrl = (messageId: number) => links.unsubscribeUrl(messageId);
+  const clicks = createClickBatches(db, { now: () => app.deps.clock.now() }, unsubscribeUrl);
+  app.get('/t/click/:token', { schema: clickSchema, config: { public: true, deferValidation: true } }, async (req, reply) => {
+    const click = links.readClickToken(req.params.token);
+    if (!click) return linkNotFound(reply);
+    let url: string | null;
+    try {
+      if (req.method === 'GET') url = await clicks.count(click);
+      else {
+        const found = (await findClickedLinks(db, MAIL_KINDS, [click])).get(`${click.messageId}:${click.linkId}`);
+        url = found ? (await fillClickUrls(db, [found], unsubscribeUrl))[0] : null;
+      }
+    } catch (err) {
+      req.log.error({ err, click }, 'click not counted');
+      return sendPage(reply, 503, messagePage('Try again', 'This link could not be opened just now. Please try again in a moment.'));
+    }
+    if (url === null) return linkNotFound(reply);
+    return reply
+      .header('Cache-Control', 'no-store')
+      .header('Referrer-Policy', 'no-referrer')
+      .header('X-Content-Type-Options', 'nosniff')
+      .redirect(locationOf(url), 302);
+  });
 };
 
 /**

@@ -1,13 +1,15 @@
 /**
  * What happens to a message after it was queued, one function per event: delivered, bounced,
- * opened, unsubscribed through it, reported as spam. Each updates the message row and the statistics of what sent
+ * opened, clicked, unsubscribed through it, reported as spam. Each updates the message row and the statistics of what sent
  * it (the source its kind declares) in the caller's transaction, so an event and its counters
- * are stored together or not at all. Every producer of an event (the queue worker, the public
+ * are stored together or not at all. Delivered, opens and clicks also add to the source's hour
+ * in `engagement_hours` (the statistics' timeline). Every producer of an event (the queue worker, the public
  * pages, bounce intake) goes through these doors, and only through them.
  */
 import { sql } from 'kysely';
 import type { Db } from '../db/index.js';
 import type { QueuedMessage } from '../db/types.js';
+import type { ClickRef } from '../delivery/tracking.js';
 import { isoMicros } from '../util/time.js';
 import type { MailKinds, SourceCounter } from './queue.types.js';
 import { recordSoftBounce, suppressAddress } from './bounced-addresses.js';
@@ -70,13 +72,58 @@ async function addToSources(
   }
 }
 
-/** Messages the SMTP server accepted: each counts once in `delivered` of what sent it. */
-export async function recordDelivered(trx: Db, kinds: MailKinds, messages: CountedMessage[]): Promise<void> {
-  await addToSources(
-    trx,
-    kinds,
-    messages.map((message) => ({ message, delta: { delivered: 1 } })),
-  );
+/** What an event adds to its source's hour. */
+type HourCounter = 'delivered' | 'opens' | 'clicks';
+
+/** The UTC hour of a time, as the timeline names it: `YYYY-MM-DD HH:00:00`. */
+export function hourOf(at: Date): string {
+  return `${at.toISOString().slice(0, 13).replace('T', ' ')}:00:00`;
+}
+
+/**
+ * Adds each message's delta to its source's row of `engagement_hours` for the hour of `now`: one
+ * upsert per source, in a fixed order. Messages of kinds without statistics count nothing.
+ */
+async function addToHours(
+  trx: Db,
+  kinds: MailKinds,
+  items: Array<{ message: CountedMessage; delta: Partial<Record<HourCounter, number>> }>,
+  now: Date,
+): Promise<void> {
+  const per = new Map<string, { table: string; id: number; delivered: number; opens: number; clicks: number }>();
+  for (const { message, delta } of items) {
+    const id = sourceIdOf(kinds, message);
+    if (id === null) continue;
+    const table = kinds.get(message.kind)!.source!.table;
+    const key = `${table}:${id}`;
+    const entry = per.get(key) ?? { table, id, delivered: 0, opens: 0, clicks: 0 };
+    entry.delivered += delta.delivered ?? 0;
+    entry.opens += delta.opens ?? 0;
+    entry.clicks += delta.clicks ?? 0;
+    per.set(key, entry);
+  }
+  const hour = hourOf(now);
+  for (const key of [...per.keys()].sort()) {
+    const e = per.get(key)!;
+    if (e.delivered === 0 && e.opens === 0 && e.clicks === 0) continue;
+    await sql`
+      insert into engagement_hours (source_table, source_id, hour, delivered, opens, clicks)
+      values (${e.table}, ${e.id}, ${hour}, ${e.delivered}, ${e.opens}, ${e.clicks})
+      on conflict (source_table, source_id, hour) do update set
+        delivered = engagement_hours.delivered + excluded.delivered,
+        opens = engagement_hours.opens + excluded.opens,
+        clicks = engagement_hours.clicks + excluded.clicks`.execute(trx);
+  }
+}
+
+/**
+ * Messages the SMTP server accepted at `now`: each counts once in `delivered` of what sent it,
+ * and in the delivered of that hour.
+ */
+export async function recordDelivered(trx: Db, kinds: MailKinds, messages: CountedMessage[], now: Date): Promise<void> {
+  const items = messages.map((message) => ({ message, delta: { delivered: 1 } }));
+  await addToSources(trx, kinds, items);
+  await addToHours(trx, kinds, items, now);
 }
 
 /** A bounce of one message: how it bounced and the server's words (kept as the suppression's detail). */
@@ -119,11 +166,15 @@ export async function recordBounced(
       .where('id', '=', b.id)
       .where('bounce_type', 'is', null)
       .where('state', '=', opts.after === 'accept' ? 'sent' : 'bounced')
-      .returning(['id', 'kind', 'user_id', 'email', 'email_key', ...sourceKeys(kinds)])
+      .returning(['id', 'kind', 'user_id', 'email', 'email_key', 'sent_at', ...sourceKeys(kinds)])
       .executeTakeFirst();
     if (!message) continue;
     const delta: Partial<Record<SourceCounter, number>> = { bounces: 1, [`${b.type}_bounces`]: 1 };
-    if (opts.after === 'accept') delta.delivered = -1;
+    if (opts.after === 'accept') {
+      delta.delivered = -1;
+      // The timeline's delivered of the accept's hour agrees with the total: the message leaves it too.
+      if (message.sent_at) await addToHours(trx, kinds, [{ message, delta: { delivered: -1 } }], new Date(message.sent_at));
+    }
     counted.push({ message, delta });
     if (b.type === 'hard') await suppressAddress(trx, message, 'hard_bounce', b.detail, opts.now);
     else await recordSoftBounce(trx, message, message.id, b.detail, opts.now);
@@ -167,7 +218,8 @@ export const MAX_OPENS_BATCH = 1000;
  * hits in `total_opens` and, for each message opened for the first time, 1 in `unique_opens`.
  * "First" is decided by a conditional update (`WHERE first_opened_at IS NULL`) and the rows it
  * changed, never by reading first, so concurrent first opens (in this process or another) count
- * one unique open. Ids of messages that no longer exist count nothing. At most MAX_OPENS_BATCH ids.
+ * one unique open. The hits also count in the opens of the hour of `now`. Ids of messages that no
+ * longer exist count nothing. At most MAX_OPENS_BATCH ids.
  */
 export async function recordOpens(db: Db, kinds: MailKinds, messageIds: readonly number[], now: Date): Promise<void> {
   const hits = new Map<number, number>();
@@ -204,6 +256,179 @@ export async function recordOpens(db: Db, kinds: MailKinds, messageIds: readonly
         delta: { total_opens: hits.get(message.id)!, unique_opens: firsts.has(message.id) ? 1 : 0 },
       })),
     );
+    await addToHours(
+      trx,
+      kinds,
+      rows.map((message) => ({ message, delta: { opens: hits.get(message.id)! } })),
+      now,
+    );
+  });
+}
+
+/** The most clicks one `recordClicks` call takes (well under both engines' parameter limits). */
+export const MAX_CLICKS_BATCH = 500;
+
+export type { ClickRef };
+
+/** A click on a link that belongs to its message: what the redirect needs. */
+export interface ClickedLink {
+  messageId: number;
+  linkId: number;
+  /** The link's URL as the design has it (`((placeholders))` kept). */
+  url: string;
+  email: string;
+  payload: string | null;
+  contactId: number | null;
+  campaignTable: string;
+  campaignId: number;
+}
+
+/** The key of a click in the maps below. */
+export function clickKey(c: ClickRef): string {
+  return `${c.messageId}:${c.linkId}`;
+}
+
+/**
+ * The clicks (by `clickKey`) whose link belongs to their message: the link's source (where its
+ * clicks are counted) is the one the message's kind names for it, in the same account. Clicks
+ * naming a message or link that does not exist, or a link of another campaign, are left out.
+ * Two queries, whatever the number of clicks.
+ */
+export async function findClickedLinks(db: Db, kinds: MailKinds, clicks: readonly ClickRef[]): Promise<Map<string, ClickedLink>> {
+  const found = new Map<string, ClickedLink>();
+  if (clicks.length === 0) return found;
+  const messageIds = [...new Set(clicks.map((c) => c.messageId))];
+  const linkIds = [...new Set(clicks.map((c) => c.linkId))];
+  const [messages, links] = await Promise.all([
+    db
+      .selectFrom('mail_messages')
+      .select(['id', 'kind', 'user_id', 'email', 'payload', 'contact_id', ...sourceKeys(kinds)])
+      .where('id', 'in', messageIds)
+      .execute(),
+    db
+      .selectFrom('tracked_links')
+      .select(['id', 'user_id', 'source_table', 'source_id', 'campaign_table', 'campaign_id', 'url'])
+      .where('id', 'in', linkIds)
+      .execute(),
+  ]);
+  const messageById = new Map(messages.map((m) => [m.id, m]));
+  const linkById = new Map(links.map((l) => [l.id, l]));
+  for (const c of clicks) {
+    const m = messageById.get(c.messageId);
+    const l = linkById.get(c.linkId);
+    if (!m || !l || m.user_id !== l.user_id) continue;
+    if (kinds.get(m.kind)?.source?.table !== l.source_table || sourceIdOf(kinds, m) !== Number(l.source_id)) continue;
+    found.set(clickKey(c), {
+      messageId: m.id,
+      linkId: l.id,
+      url: l.url,
+      email: m.email,
+      payload: m.payload,
+      contactId: m.contact_id,
+      campaignTable: l.campaign_table,
+      campaignId: Number(l.campaign_id),
+    });
+  }
+  return found;
+}
+
+/** `case id when … then n … else 0 end` over the counts of `counts` (typed, so PostgreSQL can plan it). */
+function caseOf(column: string, counts: ReadonlyMap<number, number>) {
+  if (counts.size === 0) return sql<number>`0`;
+  return sql<number>`case ${sql.ref(column)} ${sql.join(
+    [...counts].map(([id, n]) => sql`when ${id} then cast(${n} as integer)`),
+    sql` `,
+  )} else 0 end`;
+}
+
+/**
+ * Counts clicks: each click once per hit (a click may repeat), only those `findClickedLinks`
+ * accepts. In one transaction: the first click of a message on a link adds a `link_clicks` row
+ * and 1 to the link's `unique_clicks`; every hit adds 1 to the link's `total_clicks`, to the
+ * message's `clicks`, to `total_clicks` of what sent it and to the clicks of the hour; a message's
+ * first click (its `first_clicked_at` set) adds 1 to `unique_clicks` of what sent it. A message
+ * clicked with no open counted yet counts an open too (a click proves it was opened: `opens`,
+ * `first_opened_at`, the source's `total_opens` and `unique_opens`, the hour's opens). "First" is
+ * decided by conditional writes (insert-or-nothing, `WHERE … IS NULL`) and the rows they changed,
+ * never by reading first, so concurrent first clicks count once. At most MAX_CLICKS_BATCH clicks.
+ * Returns the clicks counted, by `clickKey`.
+ */
+export async function recordClicks(db: Db, kinds: MailKinds, clicks: readonly ClickRef[], now: Date): Promise<Map<string, ClickedLink>> {
+  if (clicks.length === 0) return new Map();
+  const at = isoMicros(now);
+  return db.transaction().execute(async (trx) => {
+    const found = await findClickedLinks(trx, kinds, clicks);
+    if (found.size === 0) return found;
+    const pairs = new Map<string, ClickRef>();
+    const messageHits = new Map<number, number>();
+    const linkHits = new Map<number, number>();
+    for (const c of clicks) {
+      if (!found.has(clickKey(c))) continue;
+      pairs.set(clickKey(c), c);
+      messageHits.set(c.messageId, (messageHits.get(c.messageId) ?? 0) + 1);
+      linkHits.set(c.linkId, (linkHits.get(c.linkId) ?? 0) + 1);
+    }
+    // Ascending ids, so that concurrent batches lock rows in the same order.
+    const messageIds = [...messageHits.keys()].sort((a, b) => a - b);
+    const linkIds = [...linkHits.keys()].sort((a, b) => a - b);
+    const firstOnLink = await trx
+      .insertInto('link_clicks')
+      .values([...pairs.values()].map((p) => ({ message_id: p.messageId, link_id: p.linkId, first_clicked_at: at })))
+      .onConflict((oc) => oc.columns(['message_id', 'link_id']).doNothing())
+      .returning('link_id')
+      .execute();
+    const linkFirsts = new Map<number, number>();
+    for (const r of firstOnLink) linkFirsts.set(r.link_id, (linkFirsts.get(r.link_id) ?? 0) + 1);
+    const firstClicks = await trx
+      .updateTable('mail_messages')
+      .set({ first_clicked_at: at })
+      .where('id', 'in', messageIds)
+      .where('first_clicked_at', 'is', null)
+      .returning('id')
+      .execute();
+    const firstOpens = await trx
+      .updateTable('mail_messages')
+      .set((eb) => ({ first_opened_at: at, opens: eb('opens', '+', 1) }))
+      .where('id', 'in', messageIds)
+      .where('first_opened_at', 'is', null)
+      .returning('id')
+      .execute();
+    const clicked = new Set(firstClicks.map((r) => r.id));
+    const opened = new Set(firstOpens.map((r) => r.id));
+    const rows = await trx
+      .updateTable('mail_messages')
+      .set((eb) => ({ clicks: eb('clicks', '+', caseOf('id', messageHits)) }))
+      .where('id', 'in', messageIds)
+      .returning(['id', 'kind', ...sourceKeys(kinds)])
+      .execute();
+    await trx
+      .updateTable('tracked_links')
+      .set((eb) => ({
+        total_clicks: eb('total_clicks', '+', caseOf('id', linkHits)),
+        unique_clicks: eb('unique_clicks', '+', caseOf('id', linkFirsts)),
+      }))
+      .where('id', 'in', linkIds)
+      .execute();
+    await addToSources(
+      trx,
+      kinds,
+      rows.map((message) => ({
+        message,
+        delta: {
+          total_clicks: messageHits.get(message.id)!,
+          unique_clicks: clicked.has(message.id) ? 1 : 0,
+          total_opens: opened.has(message.id) ? 1 : 0,
+          unique_opens: opened.has(message.id) ? 1 : 0,
+        },
+      })),
+    );
+    await addToHours(
+      trx,
+      kinds,
+      rows.map((message) => ({ message, delta: { clicks: messageHits.get(message.id)!, opens: opened.has(message.id) ? 1 : 0 } })),
+      now,
+    );
+    return found;
   });
 }
 

@@ -114,7 +114,7 @@ export async function markSent(
           lease_owner = null, last_error = null
       where id in (${sql.join(ids)}) and ${held(workerId)}
       returning ${sql.join(['id', 'kind', ...sourceKeys(kinds)].map((c) => sql.ref(c)))}`.execute(trx);
-    await recordDelivered(trx, kinds, rows);
+    await recordDelivered(trx, kinds, rows, now);
     return rows.length;
   });
 }

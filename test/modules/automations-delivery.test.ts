@@ -269,7 +269,7 @@ describe('automations: each enrolled address gets the sequence through the queue
 
   test('a hard bounce counts in total_bounces and ends the sequence for that address', async () => {
     const { type, utr } = await liveWelcome([{ subject: 'B1' }, { subject: 'B2', wait: [1, 'hours'] }]);
-    t.sink!.reject('bad-box@example.com', 550);
+    t.sink!.reject('bad-box@example.com', 550, { text: '5.1.1 <bad-box@example.com>: user unknown' });
     await make.contact(t.a, { contact_type_id: type, email: 'bad-box@example.com' });
     await drainQueue(t);
     t.clock.advance(HOUR);

@@ -65,6 +65,7 @@ describe('automations: their emails (schedules)', () => {
         preview_img: 'blank.png',
         template_json: null,
         template_html: '<html><body><p>Hello ((first_name))</p></body></html>',
+        track_clicks: 1,
         created_at: '',
         updated_at: '',
         design_url: `https://mail.example.test/designs/${r.body.utr}`,

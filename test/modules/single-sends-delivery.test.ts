@@ -69,7 +69,7 @@ describe('single sends: delivered end to end through the queue to a real SMTP se
         recipient_id: [`contacts_${type}`, `segments_${seg.body.id}`],
       }),
     );
-    t.sink!.reject('bounce@example.com', 550);
+    t.sink!.reject('bounce@example.com', 550, { text: '5.1.1 <bounce@example.com>: user unknown' });
     // The send starts (its recipients are resolved), then one of them unsubscribes before the worker sends.
     await startDueSends(t.deps, t.clock.now());
     assert.equal((await t.a.post('/global-unsubscribes/save', { email_address: 'gone@example.com' })).status, 200);

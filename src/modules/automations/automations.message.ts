@@ -37,7 +37,18 @@ export function emailSource(s: EmailRow, test = false): CampaignSource {
         preheader: '',
         footer: true,
         openPixel: true,
+        trackClicks: !test && s.track_clicks !== 0,
       })),
+    clicks:
+      test || s.track_clicks === 0
+        ? null
+        : {
+            userId: s.user_id,
+            sourceTable: 'automations',
+            sourceId: s.automation_id,
+            campaignTable: 'automation_schedules',
+            campaignId: s.id,
+          },
     fromSender: s.from_sender,
     replyTo: s.reply_to,
     senderName: s.sender_name,

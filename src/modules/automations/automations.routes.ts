@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ok } from '../../http/envelope.js';
 import { schemaErrors } from '../../http/error-handler.js';
 import { sendList } from '../../http/list.js';
+import { StatsAnswer } from '../../delivery/statistics.js';
 import { OkText, responses, StrUtrs } from '../../http/schemas.js';
 import {
   AutomationDetails,
@@ -21,6 +22,7 @@ import {
   deleteAutomations,
   duplicateAutomation,
   getAutomation,
+  getAutomationStats,
   listAutomations,
   listSchedules,
   pauseAutomation,
@@ -86,6 +88,21 @@ export const automationRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (req) => ok({ automation: await getAutomation(deps, req.userId, req.query.utr) }),
+  );
+
+  app.get(
+    '/automations/stats',
+    {
+      schema: {
+        summary: "An automation's detailed statistics",
+        description:
+          'Over all its emails: its totals (with hard and soft bounces, clicks and spam reports), every tracked link of its emails ' +
+          'with its clicks, and per UTC hour the messages delivered, opens and clicks. Not found: `Record not found`.',
+        querystring: UtrQuery,
+        response: responses(StatsAnswer, 404, 422),
+      },
+    },
+    async (req) => ok({ stats: await getAutomationStats(deps, req.userId, req.query.utr) }),
   );
 
   app.get(

@@ -65,6 +65,7 @@ export async function checkSchedule(deps: AppDeps, userId: number, input: Create
     waiting_type: input.waiting_type,
     template_id: input.template_id,
     preview_img: input.preview_img,
+    track_clicks: input.track_clicks ?? 1,
     ...design,
   };
 }

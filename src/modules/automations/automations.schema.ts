@@ -15,7 +15,7 @@ import {
   Timestamp,
 } from '../../http/schemas.js';
 import { sqlDateTime } from '../../util/time.js';
-import { designFields } from '../templates/templates.schema.js';
+import { designFields, TrackClicks } from '../templates/templates.schema.js';
 import { previewImageUrl } from '../templates/templates.rules.js';
 import type { AutomationRow, AutomationScheduleRow } from './automations.types.js';
 
@@ -61,6 +61,7 @@ export const CreateScheduleBody = Type.Object({
   waiting_type: Enum(['instantly', 'days', 'hours'] as const),
   ...designFields,
   preview_img: Text(),
+  track_clicks: Type.Optional(TrackClicks),
 });
 export type CreateScheduleInput = Static<typeof CreateScheduleBody>;
 
@@ -123,6 +124,11 @@ export const ScheduleShape = Type.Object(
     preview_img: Type.String({ description: 'The preview image file name, as given.' }),
     template_json: Nullable(Type.String()),
     template_html: Nullable(Type.String()),
+    track_clicks: Type.Integer({
+      minimum: 0,
+      maximum: 1,
+      description: '1: its links are rewritten for click tracking; 0: left as they are.',
+    }),
     created_at: Timestamp,
     updated_at: Timestamp,
     design_url: Type.String({ description: 'The page showing the email as it will look: `{PUBLIC_URL}/designs/<utr>`.' }),
@@ -192,6 +198,7 @@ export function toSchedule(row: AutomationScheduleRow, config: Pick<Config, 'pub
     preview_img: row.preview_img,
     template_json: row.template_json,
     template_html: row.template_html,
+    track_clicks: Number(row.track_clicks),
     created_at: row.created_at,
     updated_at: row.updated_at,
     design_url: `${config.publicUrl}/designs/${encodeURIComponent(row.utr)}`,

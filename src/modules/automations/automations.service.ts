@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { statisticsOf, type Stats } from '../../delivery/statistics.js';
 import type { AppDeps } from '../../deps.js';
 import type { Db } from '../../db/index.js';
 import { lockAccountSegments } from '../../db/dialect.js';
@@ -62,6 +63,27 @@ export async function lockRequired(trx: Db, userId: number, rawUtr: unknown): Pr
 /** One automation (details: `Record Not Found` when it is not the account's). */
 export async function getAutomation(deps: AppDeps, userId: number, rawUtr: unknown) {
   return toAutomation(await requireAutomation(deps.database.db, userId, rawUtr, RNF));
+}
+
+/** An automation's detailed statistics, over all its emails (`Record not found` when it is not the account's). */
+export async function getAutomationStats(deps: AppDeps, userId: number, rawUtr: unknown): Promise<Stats> {
+  const row = await requireAutomation(deps.database.db, userId, rawUtr);
+  return statisticsOf(
+    deps.database.db,
+    { table: 'automations', id: row.id },
+    {
+      triggered: Number(row.total_triggered),
+      delivered: Number(row.total_delivered),
+      hard_bounces: Number(row.total_hard_bounces),
+      soft_bounces: Number(row.total_soft_bounces),
+      unique_opens: Number(row.total_unique_opens),
+      total_opens: Number(row.total_opens),
+      unique_clicks: Number(row.total_unique_clicks),
+      total_clicks: Number(row.total_clicks),
+      unsubscribes: Number(row.total_unsubscribe),
+      spam_reports: Number(row.total_spam_reports),
+    },
+  );
 }
 
 /** Saves a new automation as a draft (status 0); returns its utr. */

@@ -10,7 +10,8 @@ import type { Rendered } from '../../delivery/transport.js';
 import type { SingleSendRow } from './single-sends.schema.js';
 
 /**
- * The send's compiled design: subject, preheader, footer where the design lacks it, open pixel.
+ * The send's compiled design: subject, preheader, footer where the design lacks it, open pixel,
+ * click slots unless `track_clicks` is 0 (a test mail's links are left alone: it counts nowhere).
  * A test mail's subject starts with `[Test] `; a draft can still change, so its design is cached
  * by the version of the row it was made from.
  */
@@ -22,6 +23,7 @@ export function compiledFor(send: SingleSendRow, test = false): Promise<Compiled
     preheader: send.preheader,
     footer: true,
     openPixel: true,
+    trackClicks: !test && send.track_clicks !== 0,
   }));
 }
 
@@ -32,6 +34,10 @@ export function sendSource(send: SingleSendRow, test = false): CampaignSource {
     cancelled: send.deleted_at !== null ? 'the single send was deleted' : null,
     groupId: send.unsubscribe_group_id,
     design: () => compiledFor(send, test),
+    clicks:
+      test || send.track_clicks === 0
+        ? null
+        : { userId: send.user_id, sourceTable: 'single_sends', sourceId: send.id, campaignTable: 'single_sends', campaignId: send.id },
     fromSender: send.from_sender,
     replyTo: send.reply_to,
     senderName: send.sender_name,

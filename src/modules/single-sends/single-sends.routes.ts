@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ok } from '../../http/envelope.js';
 import { schemaErrors } from '../../http/error-handler.js';
 import { sendList } from '../../http/list.js';
+import { StatsAnswer } from '../../delivery/statistics.js';
 import { OkText, responses, StrUtrs } from '../../http/schemas.js';
 import {
   CreateSingleSendBody,
@@ -18,6 +19,7 @@ import {
   deleteSingleSends,
   duplicateSingleSend,
   getSingleSend,
+  getSingleSendStats,
   listSingleSends,
   updateSingleSend,
 } from './single-sends.service.js';
@@ -82,6 +84,21 @@ export const singleSendRoutes: FastifyPluginAsyncTypebox = async (app) => {
       ok({
         singleSend: [await getSingleSend(deps, req.userId, req.query.utr)],
       }),
+  );
+
+  app.get(
+    '/single-send/stats',
+    {
+      schema: {
+        summary: "A single send's detailed statistics",
+        description:
+          'Its counters (as in details, with hard and soft bounces, clicks and spam reports), every tracked link with its clicks, ' +
+          'and per UTC hour the messages delivered, opens and clicks. Not found: `Record not found`.',
+        querystring: UtrQuery,
+        response: responses(StatsAnswer, 404, 422),
+      },
+    },
+    async (req) => ok({ stats: await getSingleSendStats(deps, req.userId, req.query.utr) }),
   );
 
   app.post(

@@ -144,6 +144,7 @@ export async function checkSingleSend(deps: AppDeps, userId: number, input: Sing
     ...sender!,
     subject: input.subject,
     preheader: input.preheader,
+    track_clicks: input.track_clicks ?? 1,
     schedule_type: input.schedule_type,
     ...schedule!,
   };

@@ -2,7 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { Selectable } from 'kysely';
 import type { SingleSendTable } from '../../db/types.js';
 import { refsOf } from '../../delivery/audience.js';
-import { designFields } from '../templates/templates.schema.js';
+import { designFields, TrackClicks } from '../templates/templates.schema.js';
 import { HeaderText, Id, ListMessage, Nullable, PagingQuery, QueryIds, Success, Text, Timestamp } from '../../http/schemas.js';
 
 export type SingleSendRow = Selectable<SingleSendTable>;
@@ -52,6 +52,7 @@ export const singleSendFields = {
       description: 'IANA time zone (`Europe/Berlin`) of `schedule_date` and `schedule_time`; UTC when absent.',
     }),
   ),
+  track_clicks: Type.Optional(TrackClicks),
 };
 
 export const CreateSingleSendBody = Type.Object(singleSendFields);
@@ -131,6 +132,13 @@ export const SingleSendShape = Type.Object(
     total_opens: Type.Integer(),
     bounces: Type.Integer(),
     unsubscribes: Type.Integer(),
+    track_clicks: Type.Integer({
+      minimum: 0,
+      maximum: 1,
+      description: '1: the links are rewritten for click tracking; 0: left as they are.',
+    }),
+    unique_clicks: Type.Integer({ description: 'Recipients who clicked a tracked link at least once.' }),
+    total_clicks: Type.Integer({ description: 'Clicks on tracked links, every one.' }),
     unique_open_token: Type.Record(Type.String(), Type.String(), {
       description: 'Each recipient email that opened → its open token.',
     }),
@@ -205,6 +213,9 @@ export function toSingleSend(row: SingleSendRow, openTokens: Record<string, stri
     total_opens: Number(row.total_opens),
     bounces: Number(row.bounces),
     unsubscribes: Number(row.unsubscribes),
+    track_clicks: Number(row.track_clicks),
+    unique_clicks: Number(row.unique_clicks),
+    total_clicks: Number(row.total_clicks),
     unique_open_token: openTokens,
     sent_at: row.sent_at,
     created_at: row.created_at,

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { AppDeps } from '../../deps.js';
 import type { Db } from '../../db/index.js';
 import { queryListSource } from '../../http/list-source.js';
+import { statisticsOf, type Stats } from '../../delivery/statistics.js';
 import { trackingLinks } from '../../delivery/tracking.js';
 import { Conflict, NotFound, Rnf, type FieldErrors } from '../../http/errors.js';
 import { Rules } from '../../http/messages.js';
@@ -56,6 +57,27 @@ async function requireSend(db: Db, userId: number, rawUtr: unknown): Promise<Sin
 export async function getSingleSend(deps: AppDeps, userId: number, rawUtr: unknown) {
   const [send] = await mapSends(deps, [await requireSend(deps.database.db, userId, rawUtr)]);
   return send;
+}
+
+/** A send's detailed statistics (`Record not found` when it is not the account's). */
+export async function getSingleSendStats(deps: AppDeps, userId: number, rawUtr: unknown): Promise<Stats> {
+  const row = await requireSend(deps.database.db, userId, rawUtr);
+  return statisticsOf(
+    deps.database.db,
+    { table: 'single_sends', id: row.id },
+    {
+      triggered: Number(row.triggered),
+      delivered: Number(row.delivered),
+      hard_bounces: Number(row.hard_bounces),
+      soft_bounces: Number(row.soft_bounces),
+      unique_opens: Number(row.unique_opens),
+      total_opens: Number(row.total_opens),
+      unique_clicks: Number(row.unique_clicks),
+      total_clicks: Number(row.total_clicks),
+      unsubscribes: Number(row.unsubscribes),
+      spam_reports: Number(row.spam_reports),
+    },
+  );
 }
 
 /** Saves a new send, ready to go (status 1) at once or at its schedule; returns its utr. */
@@ -143,6 +165,7 @@ export async function duplicateSingleSend(deps: AppDeps, userId: number, rawUtr:
     sender_address: row.sender_address,
     subject: row.subject,
     preheader: row.preheader,
+    track_clicks: row.track_clicks,
     schedule_type: row.schedule_type,
     schedule_date: row.schedule_date,
     schedule_time: row.schedule_time,

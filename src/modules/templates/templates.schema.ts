@@ -4,6 +4,15 @@ import { Id } from '../../http/schemas.js';
 /** A design may be large (10 MB bodies are accepted); this bounds one field of it. */
 const DESIGN_MAX = 5 * 1024 * 1024;
 
+/** `track_clicks` of a send or automation email: 1 (default) rewrites the design's links for click tracking. */
+export const TrackClicks = Type.Unsafe<0 | 1>({
+  type: 'integer',
+  enum: [0, 1],
+  default: 1,
+  description:
+    '1 (default): every `http:`/`https:` link of the HTML part (but the unsubscribe link) goes through the click redirect `/t/click/<token>`, which counts clicks; 0: the links are left as they are.',
+});
+
 /**
  * The design fields of a mailing's body (single sends, automation emails); their rules between
  * fields and against the template list are `checkDesign`'s.

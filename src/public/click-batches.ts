@@ -1,0 +1,64 @@
+import type { Db } from '../db/index.js';
+import { fillClickUrls } from '../delivery/click-links.js';
+import type { ClickRef } from '../delivery/tracking.js';
+import { MAIL_KINDS } from '../mail-kinds.js';
+import { clickKey, MAX_CLICKS_BATCH, recordClicks } from '../queue/engagement.js';
+import type { Clock } from '../util/clock.js';
+
+/** Counts clicks for the redirect route, sharing transactions between requests that arrive together. */
+export interface ClickBatches {
+  /**
+   * Counts one click; resolves once it is committed, with the URL to redirect to (the link's,
+   * filled for the message's recipient), or null when the message and link do not go together
+   * (nothing counted). Rejects if the batch failed.
+   */
+  count(click: ClickRef): Promise<string | null>;
+}
+
+/**
+ * Group commit for clicks, as the open pixel's (`open-batches.ts`): the first click starts a
+ * transaction at once; clicks arriving while it runs go together in the next one (up to
+ * MAX_CLICKS_BATCH). Each request answers only after its click is committed.
+ */
+export function createClickBatches(db: Db, clock: Clock, unsubscribeUrl: (messageId: number) => string): ClickBatches {
+  let pending: Array<{ click: ClickRef; done: (url: string | null) => void; fail: (err: unknown) => void }> = [];
+  let running = false;
+
+  async function drain(): Promise<void> {
+    running = true;
+    while (pending.length > 0) {
+      // One turn of the event loop first: requests already received join this batch.
+      await new Promise((r) => setImmediate(r));
+      const batch = pending.slice(0, MAX_CLICKS_BATCH);
+      pending = pending.slice(MAX_CLICKS_BATCH);
+      try {
+        const counted = await recordClicks(
+          db,
+          MAIL_KINDS,
+          batch.map((p) => p.click),
+          clock.now(),
+        );
+        const links = batch.map((p) => counted.get(clickKey(p.click)));
+        const urls = await fillClickUrls(
+          db,
+          links.filter((l) => l !== undefined),
+          unsubscribeUrl,
+        );
+        let next = 0;
+        for (let i = 0; i < batch.length; i++) batch[i].done(links[i] === undefined ? null : urls[next++]);
+      } catch (err) {
+        for (const p of batch) p.fail(err);
+      }
+    }
+    running = false;
+  }
+
+  return {
+    count(click) {
+      return new Promise((done, fail) => {
+        pending.push({ click, done, fail });
+        if (!running) void drain();
+      });
+    },
+  };
+}
