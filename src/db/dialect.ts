@@ -178,3 +178,13 @@ export function jsonObjectText(engine: Engine, pairs: ReadonlyArray<readonly [st
 export function lockSkippingLocked(engine: Engine): RawBuilder<unknown> {
   return engine === 'postgres' ? sql`for update skip locked` : sql``;
 }
+
+/**
+ * The database's clock in epoch milliseconds (a double), the same for the whole statement: the
+ * shared relay limiter reads it, so workers on machines whose clocks differ keep one timeline.
+ */
+export function epochMsNow(engine: Engine): RawBuilder<number> {
+  return engine === 'postgres'
+    ? sql<number>`(extract(epoch from statement_timestamp()) * 1000)::float8`
+    : sql<number>`((julianday('now') - 2440587.5) * 86400000.0)`;
+}

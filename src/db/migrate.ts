@@ -11,6 +11,7 @@ import * as m008 from './migrations/008_list_totals.js';
 import * as m009 from './migrations/009_delivery.js';
 import * as m010 from './migrations/010_automations.js';
 import * as m011 from './migrations/011_delivery_counters.js';
+import * as m012 from './migrations/012_relays.js';
 
 /** Every migration, in order. A new migration is one import and one line here. */
 const migrations: Record<string, Migration> = {
@@ -25,6 +26,7 @@ const migrations: Record<string, Migration> = {
   '009_delivery': m009,
   '010_automations': m010,
   '011_delivery_counters': m011,
+  '012_relays': m012,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -331,6 +331,14 @@ export interface AutomationEnrollmentTable {
   updated_at: string;
 }
 
+/** The shared limiter state of one SMTP relay (see migration 012); times are epoch ms of the database's clock. */
+export interface RelayTable {
+  name: string;
+  next_at: Generated<number>;
+  paused_until: Generated<number>;
+  pause_ms: Generated<number>;
+}
+
 export interface DB {
   accounts: AccountTable;
   fields: FieldTable;
@@ -349,4 +357,5 @@ export interface DB {
   automations: AutomationTable;
   automation_schedules: AutomationScheduleTable;
   automation_enrollments: AutomationEnrollmentTable;
+  relays: RelayTable;
 }
