@@ -158,7 +158,7 @@ export async function renderCampaignBatch(
       out.push({ skip: 'suppressed', reason: why });
       continue;
     }
-    out.push({ message: messageFor(source, row, await source.design(), contact, links) });
+    out.push({ message: messageFor(source, row, await source.design(), contact, links, Boolean(deps.config.postmarkWebhookAuth)) });
   }
   return out;
 }
@@ -170,6 +170,7 @@ function messageFor(
   design: CompiledDesign,
   contact: ContactRow | undefined,
   links: ReturnType<typeof trackingLinks>,
+  postmarkMetadata: boolean,
 ): MailMessage {
   const recipient: RecipientInput = contact
     ? { ...contact, custom: parseJson<Record<string, string>>(contact.custom_field) }
@@ -194,9 +195,13 @@ function messageFor(
     html,
     text,
     messageId: links.messageId(row.id),
+    // VERP (BOUNCE_ADDRESS): bounces come back to an address that names this message.
+    envelopeFrom: links.verpAddress(row.id) ?? undefined,
     headers: {
       'List-Unsubscribe': `<${unsubscribeUrl}>, <${mailto}>`,
       'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
+      // Postmark hands metadata back in its bounce and spam webhooks: the message's VERP token.
+      ...(postmarkMetadata ? { 'X-PM-Metadata-message_ref': links.verpToken(row.id) } : {}),
     },
   };
 }
