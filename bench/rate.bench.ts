@@ -89,7 +89,7 @@ function most(arrivals: number[], ms: number): number {
 async function measure(sink: BenchSink, label: string, start: () => Promise<Array<() => Promise<void>>>): Promise<boolean> {
   await sink.reset();
   const stops = await start();
-  let arrivals: number[] = [];
+  let arrivals: number[];
   try {
     for (;;) {
       await new Promise((r) => setTimeout(r, 1000));
