@@ -39,6 +39,65 @@ export interface Config {
 
 type Env = Record<string, string | undefined>;
 
+/** One SMTP relay of `SMTP_URL`, its own options taken out of the URL. */
+export interface RelaySpec {
+  /** `host:port` (a `#2`, `#3`… suffix when two relays share one): in logs, metrics and `mail_messages.relay`. */
+  readonly name: string;
+  /** The URL handed to nodemailer, without `rate` and `pool`. */
+  readonly url: string;
+  /** Most messages per second through this relay, shared by every worker; null: unlimited. */
+  readonly rate: number | null;
+  /** Most open connections to it; null: the transport's default. */
+  readonly pool: number | null;
+}
+
+/**
+ * The relays of `SMTP_URL`: comma-separated URLs, each with optional `rate` (messages per second,
+ * a positive decimal) and `pool` (a positive integer) query options, which are removed from the URL
+ * nodemailer sees. Throws an error naming the relay (by position and host, never its password) and
+ * the bad value.
+ */
+export function parseSmtpRelays(smtpUrl: string): RelaySpec[] {
+  const parts = smtpUrl
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  if (parts.length === 0) throw new Error('SMTP_URL names no relay');
+  const seen = new Map<string, number>();
+  return parts.map((part, i) => {
+    let url: URL;
+    try {
+      url = new URL(part);
+    } catch {
+      throw new Error(`SMTP_URL: relay ${i + 1} is not a URL (expected smtp://host:port or smtps://host:port)`);
+    }
+    if (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') {
+      throw new Error(`SMTP_URL: relay ${i + 1} (${url.host}) must start with smtp:// or smtps://, not ${url.protocol}//`);
+    }
+    const where = `SMTP_URL: relay ${i + 1} (${url.host})`;
+    const rawRate = url.searchParams.get('rate');
+    const rawPool = url.searchParams.get('pool');
+    let rate: number | null = null;
+    if (rawRate !== null) {
+      rate = /^\d*\.?\d+$/.test(rawRate.trim()) ? Number(rawRate) : NaN;
+      if (!(rate > 0) || !Number.isFinite(rate))
+        throw new Error(`${where}: rate must be a positive number of messages per second, got "${rawRate}"`);
+    }
+    let pool: number | null = null;
+    if (rawPool !== null) {
+      pool = /^\d+$/.test(rawPool.trim()) ? Number(rawPool) : NaN;
+      if (!(pool >= 1) || pool > 1000)
+        throw new Error(`${where}: pool must be a whole number of connections from 1 to 1000, got "${rawPool}"`);
+    }
+    url.searchParams.delete('rate');
+    url.searchParams.delete('pool');
+    const hostPort = `${url.hostname}:${url.port || (url.protocol === 'smtps:' ? '465' : '587')}`;
+    const n = (seen.get(hostPort) ?? 0) + 1;
+    seen.set(hostPort, n);
+    return { name: n === 1 ? hostPort : `${hostPort}#${n}`, url: url.toString(), rate, pool };
+  });
+}
+
 function intFrom(env: Env, name: string, fallback: number): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
@@ -66,6 +125,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       ? { domain: env.DKIM_DOMAIN, selector: env.DKIM_SELECTOR, privateKey: env.DKIM_PRIVATE_KEY.replace(/\\n/g, '\n') }
       : null;
   const port = intFrom(env, 'PORT', 3000);
+  // A bad relay option stops the start with its reason, rather than the first send failing.
+  if (env.SMTP_URL) parseSmtpRelays(env.SMTP_URL);
   const config: Config = {
     port,
     host: env.HOST ?? '127.0.0.1',

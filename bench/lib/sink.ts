@@ -14,6 +14,8 @@ export interface BenchSink {
   total(): Promise<{ messages: number; bytes: number }>;
   /** Messages received per envelope recipient (lower-cased) since the last reset. */
   counts(): Promise<Map<string, number>>;
+  /** When each message arrived since the last reset (epoch ms, fractional), in order. */
+  arrivals(): Promise<number[]>;
   reset(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -43,6 +45,7 @@ export function startSink(): Promise<BenchSink> {
         url: `smtp://127.0.0.1:${m[1]}`,
         total: () => get('/total'),
         counts: async () => new Map(Object.entries(await get('/counts')) as Array<[string, number]>),
+        arrivals: () => get('/arrivals'),
         reset: async () => void (await get('/reset', 'POST')),
         stop: async () => {
           if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');

@@ -4,6 +4,7 @@
  * accepts every message (no AUTH, no STARTTLS), drains the data without keeping it, and counts
  * messages per envelope recipient (lower-cased). A tiny HTTP endpoint reports the counts:
  * `GET /total` → `{ messages, bytes }`, `GET /counts` → `{ "<address>": n, … }`,
+ * `GET /arrivals` → `[ms, …]` (the wall-clock time each message arrived: rate checks per window),
  * `POST /reset` forgets everything. Prints `SINK_READY <smtp port> <http port>` once listening.
  * A message is counted when its data has arrived, before the 250 reply: a message the client saw
  * accepted is always counted.
@@ -15,6 +16,7 @@ import { SMTPServer } from 'smtp-server';
 let counts = new Map<string, number>();
 let messages = 0;
 let bytes = 0;
+let arrivals: number[] = [];
 
 const smtp = new SMTPServer({
   logger: false,
@@ -29,6 +31,7 @@ const smtp = new SMTPServer({
     stream.on('end', () => {
       messages++;
       bytes += n;
+      arrivals.push(performance.timeOrigin + performance.now());
       for (const r of session.envelope.rcptTo) {
         const key = r.address.toLowerCase();
         counts.set(key, (counts.get(key) ?? 0) + 1);
@@ -46,10 +49,12 @@ const http = createServer((req, res) => {
   };
   if (req.method === 'GET' && req.url === '/total') return send({ messages, bytes });
   if (req.method === 'GET' && req.url === '/counts') return send(Object.fromEntries(counts));
+  if (req.method === 'GET' && req.url === '/arrivals') return send(arrivals);
   if (req.method === 'POST' && req.url === '/reset') {
     counts = new Map();
     messages = 0;
     bytes = 0;
+    arrivals = [];
     return send({ ok: true });
   }
   res.writeHead(404).end();

@@ -187,3 +187,13 @@ export function lockSkippingLocked(engine: Engine): RawBuilder<unknown> {
 export async function lockAccountAddress(db: Kysely<any> | Transaction<any>, userId: number, emailKey: string): Promise<void> {
   if (engineOf(db) === 'postgres') await sql`select pg_advisory_xact_lock(9, hashtext(${`${userId} ${emailKey}`}))`.execute(db);
 }
+
+/**
+ * The database's clock in epoch milliseconds (a double), the same for the whole statement: the
+ * shared relay limiter reads it, so workers on machines whose clocks differ keep one timeline.
+ */
+export function epochMsNow(engine: Engine): RawBuilder<number> {
+  return engine === 'postgres'
+    ? sql<number>`(extract(epoch from statement_timestamp()) * 1000)::float8`
+    : sql<number>`((julianday('now') - 2440587.5) * 86400000.0)`;
+}

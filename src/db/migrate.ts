@@ -11,6 +11,7 @@ import * as m008 from './migrations/008_list_totals.js';
 import * as m009 from './migrations/009_delivery.js';
 import * as m010 from './migrations/010_automations.js';
 import * as m011 from './migrations/011_delivery_counters.js';
+import * as m012 from './migrations/012_relays.js';
 import * as m013 from './migrations/013_bounces.js';
 import * as m014 from './migrations/014_clicks.js';
 
@@ -27,6 +28,7 @@ const migrations: Record<string, Migration> = {
   '009_delivery': m009,
   '010_automations': m010,
   '011_delivery_counters': m011,
+  '012_relays': m012,
   '013_bounces': m013,
   '014_clicks': m014,
 };

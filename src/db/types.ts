@@ -392,6 +392,14 @@ export interface EngagementHourTable {
   clicks: Generated<number>;
 }
 
+/** The shared limiter state of one SMTP relay (see migration 012); times are epoch ms of the database's clock. */
+export interface RelayTable {
+  name: string;
+  next_at: Generated<number>;
+  paused_until: Generated<number>;
+  pause_ms: Generated<number>;
+}
+
 export interface DB {
   accounts: AccountTable;
   fields: FieldTable;
@@ -415,4 +423,5 @@ export interface DB {
   tracked_links: TrackedLinkTable;
   link_clicks: LinkClickTable;
   engagement_hours: EngagementHourTable;
+  relays: RelayTable;
 }

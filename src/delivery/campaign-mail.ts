@@ -166,7 +166,7 @@ export async function renderCampaignBatch(
     const design = await source.design();
     // The links' ids are registered once per campaign (per worker), when its design first renders.
     const linkIds = source.clicks && design.links.length > 0 ? await trackedLinkIds(db, source.clicks, design.links, new Date()) : [];
-    out.push({ message: messageFor(source, row, design, linkIds, contact, links) });
+    out.push({ message: messageFor(source, row, design, linkIds, contact, links, Boolean(deps.config.postmarkWebhookAuth)) });
   }
   return out;
 }
@@ -186,6 +186,7 @@ function messageFor(
   linkIds: readonly number[],
   contact: ContactRow | undefined,
   links: ReturnType<typeof trackingLinks>,
+  postmarkMetadata: boolean,
 ): MailMessage {
   const unsubscribeUrl = links.unsubscribeUrl(row.id);
   const values: Record<string, string> = {
@@ -208,9 +209,13 @@ function messageFor(
     html,
     text,
     messageId: links.messageId(row.id),
+    // VERP (BOUNCE_ADDRESS): bounces come back to an address that names this message.
+    envelopeFrom: links.verpAddress(row.id) ?? undefined,
     headers: {
       'List-Unsubscribe': `<${unsubscribeUrl}>, <${mailto}>`,
       'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
+      // Postmark hands metadata back in its bounce and spam webhooks: the message's VERP token.
+      ...(postmarkMetadata ? { 'X-PM-Metadata-message_ref': links.verpToken(row.id) } : {}),
     },
   };
 }

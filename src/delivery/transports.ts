@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import nodemailer, { type SendMailOptions } from 'nodemailer';
-import type { Config } from '../config.js';
-import { TransportError, type MailMessage, type SendResult, type Transport } from './transport.js';
+import { parseSmtpRelays, type Config, type RelaySpec } from '../config.js';
+import { TransportError, type MailMessage, type Relay, type SendResult, type Transport } from './transport.js';
 
 /** The part of the configuration a transport needs. */
 export type TransportConfig = Pick<Config, 'smtpUrl' | 'outboxDir' | 'dkim'>;
@@ -14,6 +14,27 @@ interface MailerError extends Error {
   responseCode?: number;
   permanent?: boolean;
   response?: string;
+  /** The system error under nodemailer's own code (ECONNREFUSED under ESOCKET). */
+  originalCode?: string;
+  /** Which of nodemailer's timeouts fired. */
+  timeoutType?: string;
+}
+
+/** System errors that say the relay could not be reached at all: nothing was sent. */
+const UNREACHABLE = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+
+/**
+ * Whether a failure is the relay's, not the message's (see `TransportError.relayBusy`): a
+ * throttling answer (421, 454, or a 4xx with an enhanced status 4.7.x), or a relay that cannot be
+ * reached (refused connection, unknown host, connect or greeting timeout). A connection dropped
+ * mid-transaction is neither: the relay may have taken the message, so it waits its backoff.
+ */
+function relayBusy(e: MailerError, code: number | undefined): 'throttled' | 'down' | null {
+  if (code === 421 || code === 454) return 'throttled';
+  if (code !== undefined && code >= 400 && code < 500 && /(^|[\s-])4\.7\.\d{1,3}\b/.test(e.response ?? '')) return 'throttled';
+  if (code === undefined && UNREACHABLE.has(e.originalCode ?? e.code ?? '')) return 'down';
+  if (e.timeoutType === 'CONNECT_TIMEOUT' || e.timeoutType === 'GREETING_TIMEOUT') return 'down';
+  return null;
 }
 
 /**
@@ -28,7 +49,7 @@ export function toTransportError(err: unknown): TransportError {
   const code = typeof e.responseCode === 'number' ? e.responseCode : undefined;
   const refusedByServer = code !== undefined && code >= 500 && code !== 503 && e.code !== 'EAUTH';
   const permanent = refusedByServer && e.permanent !== false;
-  return new TransportError(e.response || e.message || String(err), permanent, code);
+  return new TransportError(e.response || e.message || String(err), permanent, code, permanent ? null : relayBusy(e, code));
 }
 
 /** Our message → nodemailer's options. */
@@ -42,6 +63,8 @@ function mailOptions(message: MailMessage): SendMailOptions {
     text: message.text,
     headers: message.headers,
     messageId: message.messageId ? `<${message.messageId}>` : undefined,
+    // The VERP envelope sender, when there is one: bounces come back to an address naming the message.
+    envelope: message.envelopeFrom ? { from: message.envelopeFrom, to: message.to } : undefined,
   };
 }
 
@@ -85,11 +108,16 @@ function dkimOptions(dkim: TransportConfig['dkim']) {
  * Wraps a send function so `close()` waits for the messages already handed over: a graceful
  * shutdown (and a test's teardown) does not cut a message in half.
  */
-function tracked(send: (m: MailMessage) => Promise<SendResult>, verify: () => Promise<void>, closeInner: () => void): Transport {
+function tracked(
+  send: (m: MailMessage, relay?: string) => Promise<SendResult>,
+  verify: () => Promise<void>,
+  closeInner: () => void,
+  relays?: Relay[],
+): Transport {
   const inFlight = new Set<Promise<unknown>>();
   return {
-    send(message) {
-      const sending = send(message);
+    send(message, relay) {
+      const sending = send(message, relay);
       const settled: Promise<unknown> = sending.catch(() => undefined).finally(() => inFlight.delete(settled));
       inFlight.add(settled);
       return sending;
@@ -99,32 +127,35 @@ function tracked(send: (m: MailMessage) => Promise<SendResult>, verify: () => Pr
       await Promise.all(inFlight);
       closeInner();
     },
+    ...(relays ? { relays } : {}),
   };
 }
 
 /**
- * SMTP connections the pool opens at most. A queue worker hands this many messages to the
- * transport at once: more would only wait inside the pool, counting in the in-flight window
- * without sending sooner.
+ * SMTP connections a relay's pool opens at most, unless its URL says `pool=`. A queue worker hands
+ * as many messages to the transport at once as its relays have connections: more would only wait
+ * inside the pools, counting in the in-flight window without sending sooner.
  */
 export const SMTP_POOL_CONNECTIONS = 5;
 
-/** An SMTP pool (`smtp://`, `smtps://`, credentials and `tls.*` options in the URL). */
-export function smtpTransport(url: string, dkim: TransportConfig['dkim']): Transport {
+/** One relay: an SMTP pool (`smtp://`, `smtps://`, credentials and `tls.*` options in the URL). */
+function smtpRelay(spec: RelaySpec, dkim: TransportConfig['dkim']) {
+  const connections = spec.pool ?? SMTP_POOL_CONNECTIONS;
   // Shorter timeouts than nodemailer's minutes-long defaults, so a dead server fails a send (to be
   // retried) instead of holding it and a shutdown; the URL's own query options still win.
   const mailer = nodemailer.createTransport({
-    url,
+    url: spec.url,
     pool: true,
-    maxConnections: SMTP_POOL_CONNECTIONS,
+    maxConnections: connections,
     maxMessages: 100,
     connectionTimeout: 15_000,
     greetingTimeout: 15_000,
     socketTimeout: 60_000,
     dkim: dkimOptions(dkim),
   });
-  return tracked(
-    async (message) => {
+  return {
+    info: { name: spec.name, rate: spec.rate, connections } satisfies Relay,
+    async send(message: MailMessage): Promise<SendResult> {
       try {
         const info = await mailer.sendMail(mailOptions(message));
         if (info.rejected?.length) throw new TransportError(`recipient rejected: ${info.rejected.join(', ')}`, true);
@@ -133,14 +164,50 @@ export function smtpTransport(url: string, dkim: TransportConfig['dkim']): Trans
         throw toTransportError(err);
       }
     },
-    async () => {
+    async verify(): Promise<void> {
       try {
         await mailer.verify();
       } catch (err) {
         throw toTransportError(err);
       }
     },
-    () => mailer.close(),
+    close: () => mailer.close(),
+  };
+}
+
+/**
+ * The SMTP relays of `SMTP_URL` (one or several, comma-separated, each with its `rate` and
+ * `pool`), each an SMTP pool. The queue worker names the relay of each message (rates, pauses:
+ * `delivery/relays.ts`); without a name, `send` tries each relay in turn, from the next one each
+ * time, passing a busy relay by, with no rate. `verify` succeeds when one relay answers.
+ */
+export function smtpTransport(smtpUrl: string, dkim: TransportConfig['dkim']): Transport {
+  const pools = parseSmtpRelays(smtpUrl).map((spec) => smtpRelay(spec, dkim));
+  const byName = new Map(pools.map((p) => [p.info.name, p]));
+  let turn = 0;
+  return tracked(
+    async (message, relay) => {
+      if (relay !== undefined) {
+        const pool = byName.get(relay);
+        if (!pool) throw new TransportError(`no relay named ${relay}`, false);
+        return pool.send(message);
+      }
+      const first = turn++ % pools.length;
+      for (let i = 0; ; i++) {
+        try {
+          return await pools[(first + i) % pools.length].send(message);
+        } catch (err) {
+          if (!(err instanceof TransportError && err.relayBusy) || i === pools.length - 1) throw err;
+        }
+      }
+    },
+    async () => {
+      const results = await Promise.allSettled(pools.map((p) => p.verify()));
+      const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+      if (failed && results.every((r) => r.status === 'rejected')) throw failed.reason;
+    },
+    () => pools.forEach((p) => p.close()),
+    pools.map((p) => p.info),
   );
 }
 

@@ -98,7 +98,7 @@ export async function markSent(
   kinds: MailKinds,
   workerId: string,
   now: Date,
-  sent: Array<{ id: number; messageId: string }>,
+  sent: Array<{ id: number; messageId: string; relay?: string | null }>,
 ): Promise<number> {
   if (sent.length === 0) return 0;
   const at = isoMicros(now);
@@ -107,10 +107,14 @@ export async function markSent(
     sent.map((s) => sql`when ${s.id} then ${s.messageId}`),
     sql` `,
   );
+  const relayById = sql.join(
+    sent.map((s) => sql`when ${s.id} then ${s.relay ?? null}`),
+    sql` `,
+  );
   return db.transaction().execute(async (trx) => {
     const { rows } = await sql<CountedMessage>`
       update mail_messages
-      set state = 'sent', message_id = case id ${byId} end, sent_at = ${at}, updated_at = ${at},
+      set state = 'sent', message_id = case id ${byId} end, relay = case id ${relayById} end, sent_at = ${at}, updated_at = ${at},
           lease_owner = null, last_error = null
       where id in (${sql.join(ids)}) and ${held(workerId)}
       returning ${sql.join(['id', 'kind', ...sourceKeys(kinds)].map((c) => sql.ref(c)))}`.execute(trx);
@@ -206,6 +210,36 @@ export async function markBounced(
     );
     return bounced;
   });
+}
+
+/**
+ * Messages no relay would take now (every relay throttles or is down): back to `queued`, due when
+ * the first relay's pause ends, with the answer in `last_error`. Their `attempts` are untouched:
+ * the relays failed, not the message, so a throttling relay never makes a message bounce. Counts
+ * nothing; returns how many were still held.
+ */
+export async function markDeferred(
+  db: Db,
+  workerId: string,
+  now: Date,
+  deferred: Array<{ id: number; error: string; until: Date }>,
+): Promise<number> {
+  if (deferred.length === 0) return 0;
+  const at = isoMicros(now);
+  const whenById = sql.join(
+    deferred.map((d) => sql`when ${d.id} then ${isoMicros(d.until)}`),
+    sql` `,
+  );
+  const errorById = sql.join(
+    deferred.map((d) => sql`when ${d.id} then ${d.error.slice(0, 1000)}`),
+    sql` `,
+  );
+  const r = await sql`
+    update mail_messages
+    set state = 'queued', lease_owner = null, next_attempt_at = case id ${whenById} end,
+        last_error = case id ${errorById} end, updated_at = ${at}
+    where id in (${sql.join(deferred.map((d) => d.id))}) and ${held(workerId)}`.execute(db);
+  return Number(r.numAffectedRows ?? 0);
 }
 
 /**

@@ -2,13 +2,16 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { AppDeps } from '../deps.js';
 import type { QueuedMessage } from '../db/types.js';
+import { classifyBounce } from '../delivery/bounce-classes.js';
 import { SMTP_POOL_CONNECTIONS } from '../delivery/transports.js';
-import { TransportError, type MailMessage, type Rendered } from '../delivery/transport.js';
+import { relayDispatcher, RelaysPaused, RelayWaitAborted } from '../delivery/relays.js';
+import { TransportError, type MailMessage, type Rendered, type Transport } from '../delivery/transport.js';
 import { queueMetrics } from './queue.metrics.js';
 import {
   QUEUE_CHANNEL,
   claimDue,
   markBounced,
+  markDeferred,
   markRetry,
   markSent,
   markSkipped,
@@ -26,7 +29,7 @@ export interface WorkerOptions {
   id?: string;
   /** Messages claimed per batch (default 100). */
   batchSize?: number;
-  /** Messages handed to the transport at once (default: the SMTP pool's connections). */
+  /** Messages handed to the transport at once (default: the connections of its relays' pools, else 5). */
   concurrency?: number;
   /** Sent messages marked per database write (default 10). */
   flushSize?: number;
@@ -66,6 +69,11 @@ export function inFlightWindow(opts: Pick<WorkerOptions, 'concurrency' | 'flushS
   return (opts.concurrency ?? SMTP_POOL_CONNECTIONS) + 2 * (opts.flushSize ?? FLUSH_SIZE);
 }
 
+/** Messages a transport takes at once: the connections of its relays' pools, or one pool's. */
+function connectionsOf(transport: Transport): number {
+  return transport.relays?.reduce((n, r) => n + r.connections, 0) || SMTP_POOL_CONNECTIONS;
+}
+
 /** A fresh lease owner name: readable in the table (host and pid), unique thanks to the tag. */
 function workerName(): string {
   return `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
@@ -89,7 +97,7 @@ const earliest = (a: Date | null, b: Date | null) => (a && b ? (a < b ? a : b) :
 export function startWorker(deps: AppDeps, kinds: MailKinds, opts: WorkerOptions = {}): Worker {
   const id = opts.id ?? workerName();
   const batchSize = opts.batchSize ?? 100;
-  const concurrency = opts.concurrency ?? SMTP_POOL_CONNECTIONS;
+  const concurrency = opts.concurrency ?? connectionsOf(deps.transport);
   const flushSize = opts.flushSize ?? FLUSH_SIZE;
   const leaseMs = opts.leaseMs ?? 60_000;
   const pollMs = opts.pollMs ?? 1000;
@@ -98,32 +106,37 @@ export function startWorker(deps: AppDeps, kinds: MailKinds, opts: WorkerOptions
   const { database, clock, log } = deps;
   const db = database.db;
   const metrics = queueMetrics(deps, kinds);
+  const relays = relayDispatcher(deps, id);
+  /** Ends the waits for a relay's slot or pause when the worker stops. */
+  const stopWaits = new AbortController();
 
   let stopping = false;
   let current: Promise<number> | null = null;
   /** Claimed by this worker and not yet handed to the transport: released on stop. */
   const notHanded = new Set<number>();
   const kindOf = new Map<number, string>();
-  let sent: Array<{ id: number; messageId: string }> = [];
+  let sent: Array<{ id: number; messageId: string; relay: string | null }> = [];
   let retries: Array<{ id: number; error: string }> = [];
+  let deferrals: Array<{ id: number; error: string; until: Date }> = [];
   let bounces: Array<{ id: number; error: string }> = [];
   let skips: Array<{ id: number; state: 'suppressed' | 'cancelled'; reason: string }> = [];
   let flushing: Promise<void> = Promise.resolve();
   /** Messages the transport accepted whose `sent` mark is not written yet. */
   let unmarked = 0;
 
-  /** One log line per bounce: the address, the server's answer, and whether it suppresses the address. */
+  /** One log line per bounce: the address, the server's answer, and hard (the address is suppressed) or soft. */
   const logBounce = (m: Bounced, type: 'hard' | 'soft') =>
     log.info({ worker: id, messageId: m.id, kind: m.kind, email: m.email, type, reason: m.last_error }, 'mail bounced');
 
   /** Writes the buffered outcomes; one write at a time, in order. A failed write keeps them for the next. */
   const flush = (): Promise<void> =>
     (flushing = flushing.then(async () => {
-      const batch = { sent, retries, bounces, skips };
+      const batch = { sent, retries, bounces, skips, deferrals };
       sent = [];
       retries = [];
       bounces = [];
       skips = [];
+      deferrals = [];
       try {
         const now = clock.now();
         await markSkipped(db, id, now, batch.skips);
@@ -139,16 +152,19 @@ export function startWorker(deps: AppDeps, kinds: MailKinds, opts: WorkerOptions
         }
         batch.retries = [];
         for (const m of await markBounced(db, kinds, id, now, batch.bounces)) {
-          logBounce(m, 'hard');
+          logBounce(m, classifyBounce(null, m.last_error));
           metrics.bounced.inc({ kind: m.kind });
         }
         batch.bounces = [];
+        await markDeferred(db, id, now, batch.deferrals);
+        batch.deferrals = [];
       } catch (err) {
         log.error({ err, worker: id }, 'mail queue: marks not written; kept for the next write');
         sent.push(...batch.sent);
         retries.push(...batch.retries);
         bounces.push(...batch.bounces);
         skips.push(...batch.skips);
+        deferrals.push(...batch.deferrals);
       }
     }));
 
@@ -168,16 +184,26 @@ export function startWorker(deps: AppDeps, kinds: MailKinds, opts: WorkerOptions
       if (unmarked >= before) throw new Error('mail queue: sent marks cannot be written');
     }
     try {
-      const r = await deps.transport.send(message);
-      sent.push({ id: row.id, messageId: r.messageId });
+      const r = await relays.send(message, { signal: stopWaits.signal, onHand: () => notHanded.delete(row.id) });
+      sent.push({ id: row.id, messageId: r.messageId, relay: r.relay });
       unmarked++;
     } catch (err) {
       const error = errorText(err);
-      if (err instanceof TransportError && err.permanent) bounces.push({ id: row.id, error });
+      if (err instanceof RelayWaitAborted) {
+        // Stopping: the message went to no server; it is released with the others not handed over.
+        notHanded.add(row.id);
+        return;
+      }
+      notHanded.delete(row.id);
+      if (err instanceof RelaysPaused) {
+        // Every relay throttles or is down: the relays, not the message, failed, so no attempt is
+        // counted; it waits in the queue (not in this worker) until the first pause ends.
+        deferrals.push({ id: row.id, error, until: new Date(clock.now().getTime() + err.waitMs) });
+      } else if (err instanceof TransportError && err.permanent) bounces.push({ id: row.id, error });
       else retries.push({ id: row.id, error });
     }
     // flush() never rejects (a failed write keeps its marks for the next), so it can run unawaited.
-    if (sent.length >= flushSize || retries.length + bounces.length >= flushSize) void flush();
+    if (sent.length >= flushSize || retries.length + bounces.length + deferrals.length >= flushSize) void flush();
   };
 
   /** Renders the rows of each kind through its kind; a renderer that throws makes its rows temporary failures. */
@@ -239,7 +265,6 @@ export function startWorker(deps: AppDeps, kinds: MailKinds, opts: WorkerOptions
         const runner = async () => {
           while (!stopping && next < ready.length) {
             const { row, message } = ready[next++];
-            notHanded.delete(row.id);
             await sendOne(row, message);
           }
         };
@@ -323,6 +348,7 @@ export function startWorker(deps: AppDeps, kinds: MailKinds, opts: WorkerOptions
     async stop() {
       if (stopping) return;
       stopping = true;
+      stopWaits.abort();
       unlisten?.();
       wakeIdle?.();
       const running = (looping ?? current ?? Promise.resolve()).then(

@@ -118,7 +118,7 @@ describe('mail queue: one worker against a real SMTP server', () => {
     assert.equal(sink.to(x).length, 1, 'only the other account mailed it');
   });
 
-  it('retries a dropped connection and a 421 (service closing), then delivers', async () => {
+  it('retries a dropped connection after its backoff and a 421 (throttling) when the relay pause ends, then delivers', async () => {
     const dropped = address('dropped');
     const closing = address('closing');
     sink.drop(dropped);
@@ -126,12 +126,13 @@ describe('mail queue: one worker against a real SMTP server', () => {
     await queue(dropped);
     await queue(closing);
     await drainQueue(t);
-    for (const x of [dropped, closing]) {
-      const row = await rowOf(t.database.db, x);
-      assert.equal(row.state, 'queued', x);
-      assert.equal(row.attempts, 1);
-    }
+    const [d, c] = [await rowOf(t.database.db, dropped), await rowOf(t.database.db, closing)];
+    assert.deepEqual([d.state, d.attempts], ['queued', 1], 'a dropped connection uses an attempt: the relay may have taken it');
+    assert.deepEqual([c.state, c.attempts], ['queued', 0], 'throttling pauses the relay and uses no attempt');
+    assert.ok(new Date(c.next_attempt_at) <= new Date(clock.now().getTime() + 1000), 'due when the 1 s pause ends');
     sink.acceptAll();
+    // The relay's pause is real time: the test ends it rather than waiting.
+    await t.database.db.updateTable('relays').set({ paused_until: 0 }).execute();
     clock.advance(BACKOFF_MS[0]);
     assert.equal(await drainQueue(t), 2);
     for (const x of [dropped, closing]) {
@@ -285,7 +286,12 @@ describe('mail queue: one worker against a real SMTP server', () => {
     assert.match(text, /^mail_queue_depth\{state="sending"\} \d+$/m);
     const counter = (name: string) => Number(new RegExp(`^${name}\\{kind="system"\\} (\\d+)$`, 'm').exec(text)?.[1]);
     assert.ok(counter('mail_messages_sent_total') >= 10, text);
-    assert.equal(counter('mail_messages_retried_total'), MAX_ATTEMPTS - 1 + 2, 'the 4xx retries, the dropped connection and the 421');
+    assert.equal(
+      counter('mail_messages_retried_total'),
+      MAX_ATTEMPTS - 1 + 1,
+      'the 4xx retries and the dropped connection (the 421 paused its relay)',
+    );
+    assert.match(text, /^relay_messages_deferred_total\{relay="127\.0\.0\.1:\d+",reason="throttled"\} 1$/m);
     assert.ok(counter('mail_messages_bounced_total') >= 2, text);
     await drainQueue(t);
     assert.match((await t.anon.get('/metrics')).text, /^mail_queue_depth\{state="queued"\} 1$/m);

@@ -48,7 +48,9 @@ export const systemMailKind: MailKind = {
       try {
         const message = JSON.parse(row.payload ?? '') as MailMessage;
         if (!message || typeof message !== 'object' || typeof message.subject !== 'string') throw new Error('no subject');
-        return { message: { ...message, to: row.email, messageId: links.messageId(row.id) } };
+        // VERP (BOUNCE_ADDRESS): the envelope sender names the message, so a bounce finds it.
+        const envelopeFrom = links.verpAddress(row.id) ?? undefined;
+        return { message: { ...message, to: row.email, messageId: links.messageId(row.id), envelopeFrom } };
       } catch (err) {
         return { skip: 'cancelled' as const, reason: `unreadable system mail payload: ${(err as Error).message}` };
       }
