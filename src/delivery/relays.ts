@@ -11,11 +11,13 @@ export const PAUSE_FIRST_MS = 1000;
 /** The longest pause. */
 export const PAUSE_MAX_MS = 5 * 60_000;
 /**
- * Slots are spaced for 1% under the configured rate: a message sent a little late (a busy event
- * loop, a slow connection) then still lands within the contract's windows (`rate` + 1 messages in
- * any second) instead of next to the following slot.
+ * Slots are spaced for 10% under the configured rate: a message sent late (a busy event loop, a
+ * slow connection, a relay that answers in bursts) then still lands within the contract's windows
+ * (`rate` + 1 messages in any second) instead of next to the following slot. A first version kept
+ * 1% of room; on a loaded machine two workers at 20/s then put 22 messages into one second at the
+ * relay (the CI run caught it), so the never-exceed promise now wins over the last 9% of throughput.
  */
-export const RATE_MARGIN = 0.99;
+export const RATE_MARGIN = 0.9;
 /**
  * How late after its slot a message may still start at `rate`. Slots are `S = 1000 / (rate ×
  * RATE_MARGIN)` ms apart, so at most ⌊1000 / S⌋ + 1 slots fall in a second; starts up to `late`
@@ -30,12 +32,12 @@ export function lateMsFor(rate: number): number {
 /**
  * How many messages one worker has with a rate-limited relay at once: a message that stalls (a
  * connection being opened, a slow answer) reaches the relay together with those sent after it, so
- * the messages in flight are what can bunch up. The margin leaves `rate − ⌊rate × RATE_MARGIN⌋`
- * messages of room in a second (1 at 20/s, 2 at 200/s); the next message of a full worker takes its
- * slot only when one is accepted.
+ * the messages in flight are what can bunch up. The margin leaves `rate × (1 − RATE_MARGIN)`
+ * messages of room in a second (2 at 20/s, 20 at 200/s), shared by two workers: 1 lane each at
+ * 20/s, 10 at 200/s. The next message of a full worker takes its slot only when one is accepted.
  */
 export function lanesFor(rate: number): number {
-  return Math.max(1, Math.floor(rate) - Math.floor(rate * RATE_MARGIN));
+  return Math.max(1, Math.floor((rate * (1 - RATE_MARGIN)) / 2));
 }
 
 /** Waits for a free lane of a rate-limited relay (see `lanesFor`). */

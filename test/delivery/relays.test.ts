@@ -237,7 +237,8 @@ describe('a relay rate shared through the database', () => {
     assert.deepEqual(tallyRecipients(await sink.counts(), emails), { missed: 0, duplicated: 0, unexpected: 0 });
     assert.ok(most(1000) <= RATE + 1, `at most ${RATE + 1} in any second: ${most(1000)}`);
     assert.ok(most(3000) <= 3 * RATE + 1, `at most ${3 * RATE + 1} in any 3 s: ${most(3000)}`);
-    assert.ok(measured > RATE * 0.9, `the rate is used: ${measured.toFixed(1)}/s`);
+    // Slots keep 10% of room (RATE_MARGIN): the rate is used, short of that room.
+    assert.ok(measured > RATE * 0.8, `the rate is used: ${measured.toFixed(1)}/s`);
   });
 });
 
