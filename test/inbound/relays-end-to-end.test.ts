@@ -105,6 +105,13 @@ describe('relay webhooks end to end: events about messages really sent', () => {
     assert.deepEqual(await countersOf(t, mine.sendId), { delivered: 0, bounces: 1, hard_bounces: 0, soft_bounces: 1, spam_reports: 0 });
   });
 
+  test('campaign mail goes out with its VERP envelope sender', async () => {
+    const [m] = await sendTo(t, t.a, [addr('verp')]);
+    const received = t.sink.messages.find((x) => x.header('message-id') === `<${m.messageId}>`)!;
+    assert.equal(received.envelope.from, m.verp);
+    assert.match(m.verp, /^bounces\+[0-9a-z]+-[0-9a-f]{16}@mail\.example\.test$/);
+  });
+
   test('an event naming no message of this installation changes nothing', async () => {
     const [m] = await sendTo(t, t.a, [addr('sg-unknown')]);
     const r = await sendgrid([
