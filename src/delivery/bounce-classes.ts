@@ -1,5 +1,5 @@
 /**
- * Hard or soft: one rule for every bounce (contract §19), whether it arrives as a DSN, a relay's
+ * Hard or soft: one rule for every bounce (docs/bounces.md), whether it arrives as a DSN, a relay's
  * webhook, a report, or as the 5xx answer of the SMTP server at the accept. Hard means the address
  * or its domain does not exist or has moved; everything else (a full mailbox, a refusal as spam
  * or by policy, a blocked sender, a message too large, a system error) is soft, 5xx ones included.

@@ -12,7 +12,7 @@ export const PAUSE_FIRST_MS = 1000;
 export const PAUSE_MAX_MS = 5 * 60_000;
 /**
  * Slots are spaced for 10% under the configured rate: a message sent late (a busy event loop, a
- * slow connection, a relay that answers in bursts) then still lands within the contract's windows
+ * slow connection, a relay that answers in bursts) then still lands within the promised windows
  * (`rate` + 1 messages in any second) instead of next to the following slot. A first version kept
  * 1% of room; on a loaded machine two workers at 20/s then put 22 messages into one second at the
  * relay (the CI run caught it), so the never-exceed promise now wins over the last 9% of throughput.
@@ -22,7 +22,7 @@ export const RATE_MARGIN = 0.9;
  * How late after its slot a message may still start at `rate`. Slots are `S = 1000 / (rate ×
  * RATE_MARGIN)` ms apart, so at most ⌊1000 / S⌋ + 1 slots fall in a second; starts up to `late`
  * after their slot keep that count while late < S × (⌊1000 / S⌋ + 1) − 1000 (10 ms at 20/s, 5 ms at
- * 200/s); 80% of it, and the rest of the contract's room goes to the messages in flight (`lanesFor`).
+ * 200/s); 80% of it, and the rest of the promised room goes to the messages in flight (`lanesFor`).
  */
 export function lateMsFor(rate: number): number {
   const slot = 1000 / (rate * RATE_MARGIN);

@@ -1,6 +1,6 @@
 /**
  * One raw message that came back (by the inbound route or the SMTP listener) taken in: parsed into
- * a report, each recipient's event through `takeInEvent`, and the answer of §19.
+ * a report, each recipient's event through `takeInEvent`, and the answer of `POST /inbound/email` (docs/bounces.md).
  */
 import type { AppDeps } from '../deps.js';
 import { takeInEvent, type InboundSource } from './intake.js';

@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import { engineOf, withId } from '../dialect.js';
 
 /**
- * Bounces and complaints that arrive after the SMTP accept (contract §19).
+ * Bounces and complaints that arrive after the SMTP accept (docs/bounces.md).
  *
  * - `bounced_addresses` becomes the account's suppression list: each row gets an `id` (lists page
  *   by it), the address as reported (`email`), why it is there (`reason`: `hard_bounce`,
