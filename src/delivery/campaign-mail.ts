@@ -9,7 +9,8 @@ import type { Database, Db } from '../db/index.js';
 import type { QueuedMessage } from '../db/types.js';
 import { mailtoAddress } from '../util/email.js';
 import { trackedLinkIds, type LinkOwner } from './click-links.js';
-import { recipientValues, type RecipientInput } from './placeholders.js';
+import { recipientValues } from './placeholders.js';
+import { loadContacts, recipientOf, type ContactRow } from './recipients.js';
 import { CLICK_SLOT, compileDesign, OPEN_PIXEL, renderFor, type CompileInput, type CompiledDesign } from './render.js';
 import { trackingLinks } from './tracking.js';
 import type { MailMessage, Rendered } from './transport.js';
@@ -58,41 +59,6 @@ export function compiledDesignsCached(): number {
   return compiled.size;
 }
 
-/** A contact as rendering reads it. */
-export type ContactRow = RecipientInput & {
-  id: number;
-  user_id: number;
-  custom_field: string | null;
-  deleted_at: string | null;
-};
-
-/** The contacts of the given ids, by id, with what rendering reads (one query). */
-export async function loadContacts(db: Db, ids: number[]): Promise<Map<number, ContactRow>> {
-  if (ids.length === 0) return new Map();
-  const rows = await db
-    .selectFrom('contacts')
-    .select([
-      'id',
-      'user_id',
-      'first_name',
-      'last_name',
-      'email',
-      'alt_email',
-      'country',
-      'state',
-      'city',
-      'address_line1',
-      'address_line2',
-      'state_province_region',
-      'postal_code',
-      'custom_field',
-      'deleted_at',
-    ])
-    .where('id', 'in', ids)
-    .execute();
-  return new Map(rows.map((r) => [r.id, r]));
-}
-
 /**
  * The addresses of the batch that must not be mailed any more, as `user:key` (global unsubscribe
  * or hard bounce) and `user:key:group` (group unsubscribe), read in one query.
@@ -114,15 +80,6 @@ async function loadSuppressions(db: Db, rows: QueuedMessage[]): Promise<Set<stri
     )
     .execute();
   return new Set(found.map((f) => (f.group_id === null ? `${f.user_id}:${f.email_key}` : `${f.user_id}:${f.email_key}:${f.group_id}`)));
-}
-
-function parseJson<T>(text: string | null): T | null {
-  if (!text) return null;
-  try {
-    return JSON.parse(text) as T;
-  } catch {
-    return null;
-  }
 }
 
 /**
@@ -169,13 +126,6 @@ export async function renderCampaignBatch(
     out.push({ message: messageFor(source, row, design, linkIds, contact, links, Boolean(deps.config.postmarkWebhookAuth)) });
   }
   return out;
-}
-
-/** A message's recipient as its placeholders read it: its contact, or the names queued with it. */
-export function recipientOf(message: Pick<QueuedMessage, 'email' | 'payload'>, contact: ContactRow | undefined): RecipientInput {
-  return contact
-    ? { ...contact, custom: parseJson<Record<string, string>>(contact.custom_field) }
-    : { ...parseJson<{ first_name?: string; last_name?: string }>(message.payload), email: message.email };
 }
 
 /** One recipient's mail: personalised parts and the headers of a bulk mail (RFC 8058 one-click unsubscribe). */

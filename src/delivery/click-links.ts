@@ -6,7 +6,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/index.js';
 import { isoMicros } from '../util/time.js';
-import { loadContacts, recipientOf } from './campaign-mail.js';
+import { loadContacts, recipientOf } from './recipients.js';
 import { recipientValues, TOKEN } from './placeholders.js';
 
 /** Who owns a campaign's tracked links: where its statistics are counted, and the campaign itself. */

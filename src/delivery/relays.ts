@@ -1,10 +1,10 @@
 import { performance } from 'node:perf_hooks';
 import { sql } from 'kysely';
 import { Counter, Gauge, type Registry } from 'prom-client';
-import type { AppDeps } from '../deps.js';
-import type { Db } from '../db/index.js';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Database, Db } from '../db/index.js';
 import { engineOf, epochMsNow } from '../db/dialect.js';
-import { TransportError, type MailMessage, type Relay, type SendResult } from './transport.js';
+import { TransportError, type MailMessage, type Relay, type SendResult, type Transport } from './transport.js';
 
 /** The first pause of a relay that throttles or cannot be reached; each pause in a row doubles it. */
 export const PAUSE_FIRST_MS = 1000;
@@ -254,7 +254,10 @@ interface Known {
  * and pauses are real time, read from the database's clock (the same for every worker on it), not
  * from `deps.clock`: they are physical limits of a server, not schedules.
  */
-export function relayDispatcher(deps: Pick<AppDeps, 'transport' | 'database' | 'log' | 'metrics'>, workerId: string): RelayDispatcher {
+export function relayDispatcher(
+  deps: { transport: Transport; database: Database; log: FastifyBaseLogger; metrics: Registry },
+  workerId: string,
+): RelayDispatcher {
   const { transport, log } = deps;
   const relays = transport.relays;
   if (!relays || relays.length === 0) {

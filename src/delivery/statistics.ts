@@ -53,6 +53,30 @@ export const StatsAnswer = Success(Type.Object({ stats: StatsShape }));
 /** The counters of a source, named as the statistics name them. */
 export type StatsCounters = Omit<Stats, 'links' | 'timeline'>;
 
+/**
+ * The counters of a source row, read through the column of each counter that its kind declares
+ * (`MailSource.counters`: `delivered` is `total_delivered` on automations); `triggered` as given.
+ */
+export function countersOf(
+  row: Record<string, unknown>,
+  columns: Readonly<Record<Exclude<keyof StatsCounters, 'triggered'>, string>>,
+  triggered: number,
+): StatsCounters {
+  const read = (counter: keyof typeof columns) => Number(row[columns[counter]]);
+  return {
+    triggered,
+    delivered: read('delivered'),
+    hard_bounces: read('hard_bounces'),
+    soft_bounces: read('soft_bounces'),
+    unique_opens: read('unique_opens'),
+    total_opens: read('total_opens'),
+    unique_clicks: read('unique_clicks'),
+    total_clicks: read('total_clicks'),
+    unsubscribes: read('unsubscribes'),
+    spam_reports: read('spam_reports'),
+  };
+}
+
 /** A source of statistics: the kind's source table and row (`single_sends`/`automations`). */
 export interface StatsSource {
   table: string;

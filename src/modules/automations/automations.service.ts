@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { statisticsOf, type Stats } from '../../delivery/statistics.js';
+import { countersOf, statisticsOf, type Stats } from '../../delivery/statistics.js';
 import type { AppDeps } from '../../deps.js';
 import type { Db } from '../../db/index.js';
 import { lockAccountSegments } from '../../db/dialect.js';
@@ -11,7 +11,14 @@ import { utrOf } from '../../http/schemas.js';
 import { isoMicros, sqlDateTime } from '../../util/time.js';
 import { enqueueEvent } from '../notifications/notifications.events.js';
 import { findUnsubscribeGroup } from '../unsubscribes/groups.queries.js';
-import { automationLive, automationPaused, automationsDeleted, scheduleAdded, scheduleRemoved } from './automations.engine.js';
+import {
+  automationKind,
+  automationLive,
+  automationPaused,
+  automationsDeleted,
+  scheduleAdded,
+  scheduleRemoved,
+} from './automations.engine.js';
 import {
   automationIdsByUtr,
   countSchedules,
@@ -71,18 +78,7 @@ export async function getAutomationStats(deps: AppDeps, userId: number, rawUtr: 
   return statisticsOf(
     deps.database.db,
     { table: 'automations', id: row.id },
-    {
-      triggered: Number(row.total_triggered),
-      delivered: Number(row.total_delivered),
-      hard_bounces: Number(row.total_hard_bounces),
-      soft_bounces: Number(row.total_soft_bounces),
-      unique_opens: Number(row.total_unique_opens),
-      total_opens: Number(row.total_opens),
-      unique_clicks: Number(row.total_unique_clicks),
-      total_clicks: Number(row.total_clicks),
-      unsubscribes: Number(row.total_unsubscribe),
-      spam_reports: Number(row.total_spam_reports),
-    },
+    countersOf(row, automationKind.source!.counters, Number(row.total_triggered)),
   );
 }
 

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { AppDeps } from '../../deps.js';
 import type { Db } from '../../db/index.js';
 import { queryListSource } from '../../http/list-source.js';
-import { statisticsOf, type Stats } from '../../delivery/statistics.js';
+import { singleSendKind } from './single-sends.engine.js';
+import { countersOf, statisticsOf, type Stats } from '../../delivery/statistics.js';
 import { trackingLinks } from '../../delivery/tracking.js';
 import { Conflict, NotFound, Rnf, type FieldErrors } from '../../http/errors.js';
 import { Rules } from '../../http/messages.js';
@@ -65,18 +66,7 @@ export async function getSingleSendStats(deps: AppDeps, userId: number, rawUtr: 
   return statisticsOf(
     deps.database.db,
     { table: 'single_sends', id: row.id },
-    {
-      triggered: Number(row.triggered),
-      delivered: Number(row.delivered),
-      hard_bounces: Number(row.hard_bounces),
-      soft_bounces: Number(row.soft_bounces),
-      unique_opens: Number(row.unique_opens),
-      total_opens: Number(row.total_opens),
-      unique_clicks: Number(row.unique_clicks),
-      total_clicks: Number(row.total_clicks),
-      unsubscribes: Number(row.unsubscribes),
-      spam_reports: Number(row.spam_reports),
-    },
+    countersOf(row, singleSendKind.source!.counters, Number(row.triggered)),
   );
 }
 
