@@ -14,6 +14,7 @@ import * as m011 from './migrations/011_delivery_counters.js';
 import * as m012 from './migrations/012_relays.js';
 import * as m013 from './migrations/013_bounces.js';
 import * as m014 from './migrations/014_clicks.js';
+import * as m015 from './migrations/015_webhooks.js';
 
 /** Every migration, in order. A new migration is one import and one line here. */
 const migrations: Record<string, Migration> = {
@@ -31,6 +32,7 @@ const migrations: Record<string, Migration> = {
   '012_relays': m012,
   '013_bounces': m013,
   '014_clicks': m014,
+  '015_webhooks': m015,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -400,6 +400,67 @@ export interface RelayTable {
   pause_ms: Generated<number>;
 }
 
+/** An account's webhook receiver (see migration 015). `events`: JSON array of event types, or `["*"]`. */
+export interface WebhookEndpointTable {
+  id: Generated<number>;
+  user_id: number;
+  url: string;
+  events: string;
+  description: Generated<string>;
+  /** The signing secret, `whsec_` and base64 of its key. */
+  secret: string;
+  enabled: Generated<number>;
+  /** Since when every attempt to it has failed; null while it answers. */
+  failing_since: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** One outgoing event (the outbox): `body` is the exact JSON that is signed and posted. */
+export interface WebhookEventTable {
+  id: Generated<number>;
+  user_id: number;
+  /** The `webhook-id` of every attempt. */
+  event_id: string;
+  type: string;
+  body: string;
+  /** The address the event is about (lower case), or null. */
+  email_key: string | null;
+  created_at: string;
+}
+
+/** Where one event to one endpoint stands: a queue row like a mail message's. */
+export type WebhookDeliveryState = 'pending' | 'sending' | 'delivered' | 'failed';
+
+export interface WebhookDeliveryTable {
+  id: Generated<number>;
+  user_id: number;
+  event_id: number;
+  endpoint_id: number;
+  state: Generated<WebhookDeliveryState>;
+  attempts: Generated<number>;
+  /** Due time; while `sending`, the end of the lease. */
+  next_attempt_at: string;
+  lease_owner: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** One attempt to deliver an event to an endpoint (the deliveries log). */
+export interface WebhookAttemptTable {
+  id: Generated<number>;
+  delivery_id: number;
+  endpoint_id: number;
+  attempt: number;
+  /** The receiver's HTTP status; null on a network error or timeout. */
+  status_code: number | null;
+  error: string | null;
+  duration_ms: number;
+  created_at: string;
+  /** When the next attempt runs; null when none will. */
+  next_attempt_at: string | null;
+}
+
 export interface DB {
   accounts: AccountTable;
   fields: FieldTable;
@@ -424,4 +485,8 @@ export interface DB {
   link_clicks: LinkClickTable;
   engagement_hours: EngagementHourTable;
   relays: RelayTable;
+  webhook_endpoints: WebhookEndpointTable;
+  webhook_events: WebhookEventTable;
+  webhook_deliveries: WebhookDeliveryTable;
+  webhook_attempts: WebhookAttemptTable;
 }
