@@ -137,7 +137,8 @@ async function applyToMessage(trx: Db, event: InboundEvent, message: NamedMessag
   const detail = event.reason ?? null;
   if (event.kind === 'complaint') {
     const counted = await recordComplaint(trx, MAIL_KINDS, message.id, { now, detail });
-    if (counted && isEmail(counted.email.trim())) await unsubscribeEmail(trx, counted.user_id, counted.email, null);
+    if (counted && isEmail(counted.email.trim()))
+      await unsubscribeEmail(trx, counted.user_id, counted.email, null, { now, contactId: counted.contact_id });
     return counted !== undefined;
   }
   const bounced = await recordBounced(trx, MAIL_KINDS, [{ id: message.id, type: event.type ?? 'soft', detail }], { now, after: 'accept' });
@@ -148,7 +149,7 @@ async function applyToMessage(trx: Db, event: InboundEvent, message: NamedMessag
 async function applyToAddress(trx: Db, event: InboundEvent, address: AccountAddress, now: Date): Promise<void> {
   const detail = event.reason ?? null;
   if (event.kind === 'complaint') {
-    await unsubscribeEmail(trx, address.user_id, address.email, null);
+    await unsubscribeEmail(trx, address.user_id, address.email, null, { now });
     await suppressAddress(trx, address, 'complaint', detail, now);
   } else if (event.type === 'hard') await suppressAddress(trx, address, 'hard_bounce', detail, now);
   else await recordSoftBounce(trx, address, null, detail, now);

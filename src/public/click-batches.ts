@@ -1,5 +1,4 @@
 import type { Db } from '../db/index.js';
-import { fillClickUrls } from '../delivery/click-links.js';
 import type { ClickRef } from '../delivery/tracking.js';
 import { MAIL_KINDS } from '../mail-kinds.js';
 import { clickKey, MAX_CLICKS_BATCH, recordClicks } from '../queue/engagement.js';
@@ -32,20 +31,14 @@ export function createClickBatches(db: Db, clock: Clock, unsubscribeUrl: (messag
       const batch = pending.slice(0, MAX_CLICKS_BATCH);
       pending = pending.slice(MAX_CLICKS_BATCH);
       try {
-        const counted = await recordClicks(
+        const urls = await recordClicks(
           db,
           MAIL_KINDS,
           batch.map((p) => p.click),
           clock.now(),
-        );
-        const links = batch.map((p) => counted.get(clickKey(p.click)));
-        const urls = await fillClickUrls(
-          db,
-          links.filter((l) => l !== undefined),
           unsubscribeUrl,
         );
-        let next = 0;
-        for (let i = 0; i < batch.length; i++) batch[i].done(links[i] === undefined ? null : urls[next++]);
+        for (const p of batch) p.done(urls.get(clickKey(p.click)) ?? null);
       } catch (err) {
         for (const p of batch) p.fail(err);
       }

@@ -47,7 +47,10 @@ export async function preferencesOf(db: Db, message: PublicMessage): Promise<Pre
  */
 export async function unsubscribeOneClick(deps: AppDeps, message: PublicMessage): Promise<void> {
   await deps.database.db.transaction().execute(async (trx) => {
-    const added = await unsubscribeEmail(trx, message.user_id, message.email, message.groupId);
+    const added = await unsubscribeEmail(trx, message.user_id, message.email, message.groupId, {
+      now: deps.clock.now(),
+      contactId: message.contactId,
+    });
     if (added) await recordUnsubscribe(trx, MAIL_KINDS, message.id);
   });
 }
@@ -61,6 +64,7 @@ export async function unsubscribeOneClick(deps: AppDeps, message: PublicMessage)
  * Ids of groups not offered are refused (returns false, nothing changed).
  */
 export async function applyPreferences(deps: AppDeps, message: PublicMessage, choice: Choice): Promise<boolean> {
+  const now = deps.clock.now();
   return deps.database.db.transaction().execute(async (trx) => {
     const offered = await preferencesOf(trx, message);
     const offeredIds = new Set(offered.groups.map((g) => g.id));
@@ -74,7 +78,7 @@ export async function applyPreferences(deps: AppDeps, message: PublicMessage, ch
     );
     for (const list of want) {
       if (list.on && !list.was) {
-        const added = await unsubscribeEmail(trx, message.user_id, message.email, list.groupId);
+        const added = await unsubscribeEmail(trx, message.user_id, message.email, list.groupId, { now, contactId: message.contactId });
         if (added && (list.groupId === null || list.groupId === message.groupId)) stopsThisMail = true;
       } else if (!list.on && list.was) {
         const ids = entries.filter((e) => e.unsubscribe_groups_id === list.groupId).map((e) => e.id);

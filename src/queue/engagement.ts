@@ -3,19 +3,29 @@
  * opened, clicked, unsubscribed through it, reported as spam. Each updates the message row and the statistics of what sent
  * it (the source its kind declares) in the caller's transaction, so an event and its counters
  * are stored together or not at all. Delivered, opens and clicks also add to the source's hour
- * in `engagement_hours` (the statistics' timeline). Every producer of an event (the queue worker, the public
+ * in `engagement_hours` (the statistics' timeline). Delivered, bounced, opened, clicked and
+ * complained also write their outgoing webhook event (`message.*`) in that transaction, for
+ * messages of kinds with a source. Every producer of an event (the queue worker, the public
  * pages, bounce intake) goes through these doors, and only through them.
  */
 import { sql } from 'kysely';
 import type { Db } from '../db/index.js';
 import type { QueuedMessage } from '../db/types.js';
+import { fillClickUrls } from '../delivery/click-links.js';
 import type { ClickRef } from '../delivery/tracking.js';
+import { emitEvents, type EventType, type OutgoingEvent } from '../events/outbox.js';
 import { isoMicros } from '../util/time.js';
 import type { MailKinds, SourceCounter } from './queue.types.js';
 import { recordSoftBounce, suppressAddress } from './bounced-addresses.js';
 
 /** The columns of a message that events read: its kind, and what names its source. */
 export type CountedMessage = Pick<QueuedMessage, 'id' | 'kind'> & Partial<QueuedMessage>;
+
+/** The message columns a door returns for the outgoing events (with `sourceKeys`). */
+export const EVENT_COLUMNS = ['id', 'kind', 'user_id', 'email', 'email_key', 'contact_id', 'message_id'] as const;
+
+/** A message an event counted on, with its address (the address's effects follow from it) and what its webhook event says. */
+export type EventMessage = CountedMessage & Pick<QueuedMessage, 'user_id' | 'email' | 'email_key' | 'contact_id' | 'message_id'>;
 
 /** A message as the public pages need it. */
 export interface PublicMessage {
@@ -25,6 +35,8 @@ export interface PublicMessage {
   email: string;
   /** The unsubscribe group the message was sent under; null when it has none (global only). */
   groupId: number | null;
+  /** The contact it was sent to; null when none. */
+  contactId: number | null;
 }
 
 /** The message columns that name a source, over every kind: what a counted row must carry. */
@@ -39,15 +51,23 @@ function sourceIdOf(kinds: MailKinds, message: CountedMessage): number | null {
   return typeof id === 'number' ? id : id == null ? null : Number(id);
 }
 
+/** The key of a message's source in the maps below: `<kind>:<source id>`. */
+function sourceKeyOf(kinds: MailKinds, message: CountedMessage): string | null {
+  const id = sourceIdOf(kinds, message);
+  return id === null ? null : `${message.kind}:${id}`;
+}
+
 /**
  * Adds each message's delta to the counters of its source: one update per source row, in a fixed
  * order (so concurrent batches lock rows alike). Messages of kinds without statistics count nothing.
+ * Returns the utr of each source row it updated, by `sourceKeyOf` (read by the same statements).
  */
 async function addToSources(
   trx: Db,
   kinds: MailKinds,
   items: Array<{ message: CountedMessage; delta: Partial<Record<SourceCounter, number>> }>,
-): Promise<void> {
+): Promise<Map<string, string>> {
+  const utrs = new Map<string, string>();
   const per = new Map<string, { kind: string; id: number; delta: Partial<Record<SourceCounter, number>> }>();
   for (const { message, delta } of items) {
     const id = sourceIdOf(kinds, message);
@@ -68,8 +88,45 @@ async function addToSources(
         return sql`${column} = ${column} + ${n}`;
       });
     if (sets.length === 0) continue;
-    await sql`update ${sql.table(source.table)} set ${sql.join(sets)} where id = ${id}`.execute(trx);
+    const { rows } = await sql<{ utr: string }>`
+      update ${sql.table(source.table)} set ${sql.join(sets)} where id = ${id} returning ${sql.ref(source.utr)} as utr`.execute(trx);
+    if (rows[0]) utrs.set(key, rows[0].utr);
   }
+  return utrs;
+}
+
+/** The outgoing events about messages (each one names its message and what sent it). */
+type MessageEventType = Extract<EventType, `message.${string}`>;
+
+/**
+ * Writes one `type` event per item into the outbox, in the door's transaction: one `emitEvents`
+ * call for the batch. Its data: `source` (the kind's name), `utr` (of the source row, from
+ * `utrs`), `email`, `contact_id`, `message_id`, and the item's `extra`. Messages of kinds without
+ * a source (the service's own mail, test sends) have no event.
+ */
+async function emitMessageEvents(
+  trx: Db,
+  kinds: MailKinds,
+  type: MessageEventType,
+  items: ReadonlyArray<{ message: EventMessage; extra?: Record<string, unknown> }>,
+  utrs: ReadonlyMap<string, string>,
+  now: Date,
+): Promise<void> {
+  const events: OutgoingEvent[] = [];
+  for (const { message, extra } of items) {
+    const key = sourceKeyOf(kinds, message);
+    if (key === null) continue;
+    const data = {
+      source: message.kind,
+      utr: utrs.get(key) ?? null,
+      email: message.email,
+      contact_id: message.contact_id == null ? null : Number(message.contact_id),
+      message_id: message.message_id ?? null,
+      ...extra,
+    };
+    events.push({ userId: message.user_id, type, data, email: message.email });
+  }
+  await emitEvents(trx, now, events);
 }
 
 /** What an event adds to its source's hour. */
@@ -118,12 +175,13 @@ async function addToHours(
 
 /**
  * Messages the SMTP server accepted at `now`: each counts once in `delivered` of what sent it,
- * and in the delivered of that hour.
+ * and in the delivered of that hour, and has its `message.delivered` event.
  */
-export async function recordDelivered(trx: Db, kinds: MailKinds, messages: CountedMessage[], now: Date): Promise<void> {
+export async function recordDelivered(trx: Db, kinds: MailKinds, messages: EventMessage[], now: Date): Promise<void> {
   const items = messages.map((message) => ({ message, delta: { delivered: 1 } }));
-  await addToSources(trx, kinds, items);
+  const utrs = await addToSources(trx, kinds, items);
   await addToHours(trx, kinds, items, now);
+  await emitMessageEvents(trx, kinds, 'message.delivered', items, utrs, now);
 }
 
 /** A bounce of one message: how it bounced and the server's words (kept as the suppression's detail). */
@@ -132,9 +190,6 @@ export interface MessageBounce {
   type: 'hard' | 'soft';
   detail: string | null;
 }
-
-/** A message an event counted on, with its address (the address's effects follow from it). */
-export type EventMessage = CountedMessage & Pick<QueuedMessage, 'user_id' | 'email' | 'email_key'>;
 
 /**
  * Messages that bounced, each counted once, with the effects on their addresses. Each message's
@@ -148,8 +203,8 @@ export type EventMessage = CountedMessage & Pick<QueuedMessage, 'user_id' | 'ema
  *
  * A counted message adds 1 to `bounces` and to `hard_bounces` or `soft_bounces` of what sent it.
  * Hard: its address is suppressed for its account at once; soft: the bounce joins the address's
- * soft-bounce history, and SOFT_THRESHOLD of them within 30 days suppress it. Returns the messages
- * that counted.
+ * soft-bounce history, and SOFT_THRESHOLD of them within 30 days suppress it. Each counted message
+ * has its `message.bounced` event (`type` hard or soft). Returns the messages that counted.
  */
 export async function recordBounced(
   trx: Db,
@@ -158,7 +213,7 @@ export async function recordBounced(
   opts: { now: Date; after: 'attempt' | 'accept' },
 ): Promise<EventMessage[]> {
   const at = isoMicros(opts.now);
-  const counted: Array<{ message: EventMessage; delta: Partial<Record<SourceCounter, number>> }> = [];
+  const counted: Array<{ message: EventMessage; delta: Partial<Record<SourceCounter, number>>; extra: { type: 'hard' | 'soft' } }> = [];
   for (const b of bounces) {
     const message = await trx
       .updateTable('mail_messages')
@@ -166,7 +221,7 @@ export async function recordBounced(
       .where('id', '=', b.id)
       .where('bounce_type', 'is', null)
       .where('state', '=', opts.after === 'accept' ? 'sent' : 'bounced')
-      .returning(['id', 'kind', 'user_id', 'email', 'email_key', 'sent_at', ...sourceKeys(kinds)])
+      .returning([...EVENT_COLUMNS, 'sent_at', ...sourceKeys(kinds)])
       .executeTakeFirst();
     if (!message) continue;
     const delta: Partial<Record<SourceCounter, number>> = { bounces: 1, [`${b.type}_bounces`]: 1 };
@@ -175,20 +230,22 @@ export async function recordBounced(
       // The timeline's delivered of the accept's hour agrees with the total: the message leaves it too.
       if (message.sent_at) await addToHours(trx, kinds, [{ message, delta: { delivered: -1 } }], new Date(message.sent_at));
     }
-    counted.push({ message, delta });
+    counted.push({ message, delta, extra: { type: b.type } });
     if (b.type === 'hard') await suppressAddress(trx, message, 'hard_bounce', b.detail, opts.now);
     else await recordSoftBounce(trx, message, message.id, b.detail, opts.now);
   }
-  await addToSources(trx, kinds, counted);
+  const utrs = await addToSources(trx, kinds, counted);
+  await emitMessageEvents(trx, kinds, 'message.bounced', counted, utrs, opts.now);
   return counted.map((c) => c.message);
 }
 
 /**
  * A spam complaint about a message: its `complained` flag goes 0 → 1 by a conditional update, and
  * only that change adds 1 to `spam_reports` of what sent it and puts its address on the account's
- * suppression list (reason `complaint`). A second complaint about the same message counts nothing.
- * (The caller also puts the address on the account's global unsubscribe list, in the same
- * transaction.) Returns the message when it counted, else undefined.
+ * suppression list (reason `complaint`), and writes its `message.complained` event. A second
+ * complaint about the same message counts nothing. (The caller also puts the address on the
+ * account's global unsubscribe list, in the same transaction.) Returns the message when it
+ * counted, else undefined.
  */
 export async function recordComplaint(
   trx: Db,
@@ -201,11 +258,12 @@ export async function recordComplaint(
     .set({ complained: 1 })
     .where('id', '=', messageId)
     .where('complained', '=', 0)
-    .returning(['id', 'kind', 'user_id', 'email', 'email_key', ...sourceKeys(kinds)])
+    .returning([...EVENT_COLUMNS, ...sourceKeys(kinds)])
     .executeTakeFirst();
   if (!message) return undefined;
-  await addToSources(trx, kinds, [{ message, delta: { spam_reports: 1 } }]);
+  const utrs = await addToSources(trx, kinds, [{ message, delta: { spam_reports: 1 } }]);
   await suppressAddress(trx, message, 'complaint', opts.detail, opts.now);
+  await emitMessageEvents(trx, kinds, 'message.complained', [{ message }], utrs, opts.now);
   return message;
 }
 
@@ -218,8 +276,9 @@ export const MAX_OPENS_BATCH = 1000;
  * hits in `total_opens` and, for each message opened for the first time, 1 in `unique_opens`.
  * "First" is decided by a conditional update (`WHERE first_opened_at IS NULL`) and the rows it
  * changed, never by reading first, so concurrent first opens (in this process or another) count
- * one unique open. The hits also count in the opens of the hour of `now`. Ids of messages that no
- * longer exist count nothing. At most MAX_OPENS_BATCH ids.
+ * one unique open. The hits also count in the opens of the hour of `now`, and each hit writes one
+ * `message.opened` event (every counted open, not only the first). Ids of messages that no longer
+ * exist count nothing. At most MAX_OPENS_BATCH ids.
  */
 export async function recordOpens(db: Db, kinds: MailKinds, messageIds: readonly number[], now: Date): Promise<void> {
   const hits = new Map<number, number>();
@@ -246,9 +305,9 @@ export async function recordOpens(db: Db, kinds: MailKinds, messageIds: readonly
       .updateTable('mail_messages')
       .set((eb) => ({ opens: eb('opens', '+', added) }))
       .where('id', 'in', ids)
-      .returning(['id', 'kind', ...sourceKeys(kinds)])
+      .returning([...EVENT_COLUMNS, ...sourceKeys(kinds)])
       .execute();
-    await addToSources(
+    const utrs = await addToSources(
       trx,
       kinds,
       rows.map((message) => ({
@@ -262,6 +321,10 @@ export async function recordOpens(db: Db, kinds: MailKinds, messageIds: readonly
       rows.map((message) => ({ message, delta: { opens: hits.get(message.id)! } })),
       now,
     );
+    // One event per hit, in the order the hits came.
+    const byId = new Map(rows.map((message) => [Number(message.id), message]));
+    const opened = messageIds.flatMap((id) => (byId.has(id) ? [{ message: byId.get(id)! }] : []));
+    await emitMessageEvents(trx, kinds, 'message.opened', opened, utrs, now);
   });
 }
 
@@ -350,15 +413,25 @@ function caseOf(column: string, counts: ReadonlyMap<number, number>) {
  * clicked with no open counted yet counts an open too (a click proves it was opened: `opens`,
  * `first_opened_at`, the source's `total_opens` and `unique_opens`, the hour's opens). "First" is
  * decided by conditional writes (insert-or-nothing, `WHERE … IS NULL`) and the rows they changed,
- * never by reading first, so concurrent first clicks count once. At most MAX_CLICKS_BATCH clicks.
- * Returns the clicks counted, by `clickKey`.
+ * never by reading first, so concurrent first clicks count once. Each hit writes one
+ * `message.clicked` event whose `url` is where the click goes: the link's URL filled for the
+ * message's recipient (`fillClickUrls`, with `unsubscribeUrl`), as the redirect sends it. At most
+ * MAX_CLICKS_BATCH clicks. Returns the URL of each click counted, by `clickKey`.
  */
-export async function recordClicks(db: Db, kinds: MailKinds, clicks: readonly ClickRef[], now: Date): Promise<Map<string, ClickedLink>> {
+export async function recordClicks(
+  db: Db,
+  kinds: MailKinds,
+  clicks: readonly ClickRef[],
+  now: Date,
+  unsubscribeUrl: (messageId: number) => string,
+): Promise<Map<string, string>> {
   if (clicks.length === 0) return new Map();
   const at = isoMicros(now);
   return db.transaction().execute(async (trx) => {
     const found = await findClickedLinks(trx, kinds, clicks);
-    if (found.size === 0) return found;
+    if (found.size === 0) return new Map<string, string>();
+    const filled = await fillClickUrls(trx, [...found.values()], unsubscribeUrl);
+    const urls = new Map([...found.keys()].map((key, i) => [key, filled[i]]));
     const pairs = new Map<string, ClickRef>();
     const messageHits = new Map<number, number>();
     const linkHits = new Map<number, number>();
@@ -399,7 +472,7 @@ export async function recordClicks(db: Db, kinds: MailKinds, clicks: readonly Cl
       .updateTable('mail_messages')
       .set((eb) => ({ clicks: eb('clicks', '+', caseOf('id', messageHits)) }))
       .where('id', 'in', messageIds)
-      .returning(['id', 'kind', ...sourceKeys(kinds)])
+      .returning([...EVENT_COLUMNS, ...sourceKeys(kinds)])
       .execute();
     await trx
       .updateTable('tracked_links')
@@ -409,7 +482,7 @@ export async function recordClicks(db: Db, kinds: MailKinds, clicks: readonly Cl
       }))
       .where('id', 'in', linkIds)
       .execute();
-    await addToSources(
+    const utrs = await addToSources(
       trx,
       kinds,
       rows.map((message) => ({
@@ -428,7 +501,15 @@ export async function recordClicks(db: Db, kinds: MailKinds, clicks: readonly Cl
       rows.map((message) => ({ message, delta: { clicks: messageHits.get(message.id)!, opens: opened.has(message.id) ? 1 : 0 } })),
       now,
     );
-    return found;
+    // One event per hit, in the order the hits came.
+    const byId = new Map(rows.map((message) => [Number(message.id), message]));
+    const events = clicks.flatMap((c) => {
+      const url = urls.get(clickKey(c));
+      const message = byId.get(c.messageId);
+      return url === undefined || !message ? [] : [{ message, extra: { url } }];
+    });
+    await emitMessageEvents(trx, kinds, 'message.clicked', events, utrs, now);
+    return urls;
   });
 }
 
@@ -458,7 +539,7 @@ export async function recordUnsubscribe(trx: Db, kinds: MailKinds, messageId: nu
 export async function findPublicMessage(db: Db, kinds: MailKinds, messageId: number): Promise<PublicMessage | undefined> {
   const row = await db
     .selectFrom('mail_messages')
-    .select(['id', 'user_id', 'kind', 'email', ...sourceKeys(kinds)])
+    .select(['id', 'user_id', 'kind', 'email', 'contact_id', ...sourceKeys(kinds)])
     .where('id', '=', messageId)
     .executeTakeFirst();
   if (!row) return undefined;
@@ -470,5 +551,12 @@ export async function findPublicMessage(db: Db, kinds: MailKinds, messageId: num
       select ${sql.ref(source.group)} as group_id from ${sql.table(source.table)} where id = ${sourceId}`.execute(db);
     groupId = rows[0]?.group_id ?? null;
   }
-  return { id: row.id, user_id: row.user_id, kind: row.kind, email: row.email, groupId: groupId === null ? null : Number(groupId) };
+  return {
+    id: row.id,
+    user_id: row.user_id,
+    kind: row.kind,
+    email: row.email,
+    groupId: groupId === null ? null : Number(groupId),
+    contactId: row.contact_id === null ? null : Number(row.contact_id),
+  };
 }

@@ -3,7 +3,7 @@ import type { Db } from '../db/index.js';
 import { engineOf, lockSkippingLocked, toCount } from '../db/dialect.js';
 import type { MailState, QueuedMessage } from '../db/types.js';
 import { isoMicros } from '../util/time.js';
-import { recordBounced, recordDelivered, sourceKeys, type CountedMessage } from './engagement.js';
+import { EVENT_COLUMNS, recordBounced, recordDelivered, sourceKeys, type CountedMessage, type EventMessage } from './engagement.js';
 import type { MailKinds } from './queue.types.js';
 import { classifyBounce } from '../delivery/bounce-classes.js';
 
@@ -89,7 +89,8 @@ function held(workerId: string) {
 
 /**
  * Marks messages sent after the SMTP server accepted them, with our Message-ID and the time, and
- * counts them as delivered: one statement for the batch, in one transaction with the counters.
+ * counts them as delivered (`recordDelivered`, which also writes their `message.delivered`
+ * events): one statement for the batch, in one transaction with the counters.
  * Returns how many were still held (a message whose lease ran out and went to another worker is
  * not marked, nor counted, by this one).
  */
@@ -112,12 +113,12 @@ export async function markSent(
     sql` `,
   );
   return db.transaction().execute(async (trx) => {
-    const { rows } = await sql<CountedMessage>`
+    const { rows } = await sql<EventMessage>`
       update mail_messages
       set state = 'sent', message_id = case id ${byId} end, relay = case id ${relayById} end, sent_at = ${at}, updated_at = ${at},
           lease_owner = null, last_error = null
       where id in (${sql.join(ids)}) and ${held(workerId)}
-      returning ${sql.join(['id', 'kind', ...sourceKeys(kinds)].map((c) => sql.ref(c)))}`.execute(trx);
+      returning ${sql.join([...EVENT_COLUMNS, ...sourceKeys(kinds)].map((c) => sql.ref(c)))}`.execute(trx);
     await recordDelivered(trx, kinds, rows, now);
     return rows.length;
   });

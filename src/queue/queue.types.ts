@@ -25,7 +25,8 @@ export type SourceCounter =
 
 /**
  * What sends the messages of a kind and keeps their statistics: a row of `table`, named by the
- * message's `key` column, with a column per counter and the unsubscribe group its mail goes under.
+ * message's `key` column, with a column per counter, the unsubscribe group its mail goes under,
+ * and its public name. Its messages' webhook events name it by the kind's `name` and this `utr`.
  */
 export interface MailSource {
   table: keyof DB & string;
@@ -33,6 +34,8 @@ export interface MailSource {
   counters: Record<SourceCounter, string>;
   /** The source row's column naming the unsubscribe group its mail is sent under. */
   group: string;
+  /** The source row's column naming it in the API (its `utr`), which its messages' webhook events carry. */
+  utr: string;
 }
 
 /**

@@ -207,20 +207,22 @@ describe('suppression and unsubscribe functions for delivery', () => {
   it('unsubscribeEmail reports whether the address is new on that list', async () => {
     const db = t.database.db;
     const groupId = await addGroup(t.a, 'Digest');
-    assert.equal(await unsubscribeEmail(db, a, 'New.One@example.com', null), true);
-    assert.equal(await unsubscribeEmail(db, a, 'new.one@EXAMPLE.com', null), false);
-    assert.equal(await unsubscribeEmail(db, a, 'new.one@example.com', groupId), true);
-    assert.equal(await unsubscribeEmail(db, a, 'new.one@example.com', groupId), false);
-    assert.equal(await unsubscribeEmail(db, b, 'new.one@example.com', null), true);
+    assert.equal(await unsubscribeEmail(db, a, 'New.One@example.com', null, { now: new Date() }), true);
+    assert.equal(await unsubscribeEmail(db, a, 'new.one@EXAMPLE.com', null, { now: new Date() }), false);
+    assert.equal(await unsubscribeEmail(db, a, 'new.one@example.com', groupId, { now: new Date() }), true);
+    assert.equal(await unsubscribeEmail(db, a, 'new.one@example.com', groupId, { now: new Date() }), false);
+    assert.equal(await unsubscribeEmail(db, b, 'new.one@example.com', null, { now: new Date() }), true);
     assert.deepEqual(await unsubscriptionsOf(db, a, 'NEW.ONE@example.com'), { global: true, groupIds: [groupId] });
-    await assert.rejects(unsubscribeEmail(db, b, 'x@example.com', groupId), NotFound);
-    await assert.rejects(unsubscribeEmail(db, a, 'not an email', null), ValidationError);
+    await assert.rejects(unsubscribeEmail(db, b, 'x@example.com', groupId, { now: new Date() }), NotFound);
+    await assert.rejects(unsubscribeEmail(db, a, 'not an email', null, { now: new Date() }), ValidationError);
   });
 
   it('keeps one entry per address when the same address is unsubscribed concurrently', async () => {
     const db = t.database.db;
     const results = await Promise.all(
-      Array.from({ length: 12 }, (_, i) => unsubscribeEmail(db, a, i % 2 ? 'race@example.com' : 'RACE@example.com', null)),
+      Array.from({ length: 12 }, (_, i) =>
+        unsubscribeEmail(db, a, i % 2 ? 'race@example.com' : 'RACE@example.com', null, { now: new Date() }),
+      ),
     );
     assert.equal(results.filter(Boolean).length, 1);
     const rows = await db

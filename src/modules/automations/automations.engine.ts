@@ -337,6 +337,7 @@ export const automationKind: MailKind = {
       unsubscribes: 'total_unsubscribe',
     },
     group: 'unsubscribe_group_id',
+    utr: 'utr',
   },
   beforeClaim: async (deps, now) => {
     await stepDueAutomations(deps, now);

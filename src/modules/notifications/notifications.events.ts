@@ -3,6 +3,7 @@ import type { Config } from '../../config.js';
 import type { MailMessage } from '../../delivery/transport.js';
 import { systemFrom } from '../../delivery/transports.js';
 import type { Db } from '../../db/index.js';
+import { emitEvents } from '../../events/outbox.js';
 import { enqueueSystemMail } from './notifications.mail.js';
 import { escapeHtml } from '../../delivery/placeholders.js';
 import { selectNotificationRecipients } from './notifications.queries.js';
@@ -58,7 +59,9 @@ export function eventMail(
  * Queues, for each notification recipient of the account, a short note about the event: one
  * system mail per recipient, written in `trx`, the transaction of the change that causes the
  * event, so the notes exist exactly when the change is committed and a queue worker delivers
- * them (retrying a slow or failing server) without holding the caller. Returns how many.
+ * them (retrying a slow or failing server) without holding the caller. The event also goes to the
+ * account's webhook endpoints, with the note's details as its `data`, in the same transaction.
+ * Returns how many notes.
  */
 export async function enqueueEvent(
   trx: Db,
@@ -70,5 +73,6 @@ export async function enqueueEvent(
   const recipients = await selectNotificationRecipients(trx, userId).orderBy('id').execute();
   const now = deps.clock.now();
   for (const r of recipients) await enqueueSystemMail(trx, userId, eventMail(deps.config, r, event, details), now);
+  await emitEvents(trx, now, [{ userId, type: event, data: details }]);
   return recipients.length;
 }

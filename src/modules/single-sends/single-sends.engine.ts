@@ -107,6 +107,7 @@ export const singleSendKind: MailKind = {
       unsubscribes: 'unsubscribes',
     },
     group: 'unsubscribe_group_id',
+    utr: 'utr',
   },
   beforeClaim: async (deps, now) => {
     await startDueSends(deps, now);

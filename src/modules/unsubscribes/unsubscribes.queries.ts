@@ -2,6 +2,7 @@ import type { ExpressionBuilder } from 'kysely';
 import type { DB } from '../../db/types.js';
 import { isoMicros } from '../../util/time.js';
 import type { Db } from '../../db/index.js';
+import { emitEvents } from '../../events/outbox.js';
 
 /**
  * Which list a query works on: `null` is the account's global unsubscribe list, a number is that
@@ -26,20 +27,25 @@ const INSERT_CHUNK = 500;
 /**
  * Adds addresses to one list; an address already on it (compared lower-cased) is left alone. The
  * unique indexes make that hold under concurrency too: a clash inserts nothing (ON CONFLICT DO
- * NOTHING, no target, so either partial index counts). Returns each address's entry id, in input
- * order, and how many entries were new.
+ * NOTHING, no target, so either partial index counts). Every way onto a list (the API, the
+ * recipient's preferences page and one-click, a spam complaint) comes through here: each new
+ * entry writes its `contact.unsubscribed` event in the same transaction (data: `email`, `scope`
+ * `global` or the group id, and `contact_id` when the unsubscribe came through a message sent to
+ * a contact, `opts.contactId`). Returns each address's entry id, in input order, and how many
+ * entries were new.
  */
 export async function insertUnsubscribers(
   db: Db,
   userId: number,
   groupId: GroupKey,
   emails: string[],
+  opts: { now: Date; contactId?: number | null },
 ): Promise<{ ids: number[]; added: number }> {
   const ids: number[] = [];
   let added = 0;
+  const now = isoMicros(opts.now);
   for (let i = 0; i < emails.length; i += INSERT_CHUNK) {
     const chunk = emails.slice(i, i + INSERT_CHUNK);
-    const now = isoMicros();
     const keys = chunk.map((e) => e.toLowerCase());
     const rows = chunk.map((email, j) => ({
       user_id: userId,
@@ -53,9 +59,23 @@ export async function insertUnsubscribers(
       .insertInto('unsubscribers')
       .values(rows)
       .onConflict((oc) => oc.doNothing())
-      .returning('id')
+      .returning(['id', 'email_address'])
       .execute();
     added += inserted.length;
+    await emitEvents(
+      db,
+      opts.now,
+      inserted.map((r) => ({
+        userId,
+        type: 'contact.unsubscribed' as const,
+        data: {
+          email: r.email_address,
+          scope: groupId ?? 'global',
+          ...(opts.contactId == null ? {} : { contact_id: opts.contactId }),
+        },
+        email: r.email_address,
+      })),
+    );
     const found = await selectUnsubscribers(db, userId, groupId)
       .clearSelect()
       .select(['id', 'email_key'])

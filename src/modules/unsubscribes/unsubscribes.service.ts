@@ -46,9 +46,13 @@ function checkEmailList(rules: Rules, value: string | undefined): string[] {
   return emails;
 }
 
-/** Adds a checked list in one transaction, so a failing chunk leaves none of the list behind. */
-async function addToList(db: Db, userId: number, groupId: GroupKey, emails: string[]): Promise<number[]> {
-  return db.transaction().execute(async (trx) => (await insertUnsubscribers(trx, userId, groupId, emails)).ids);
+/**
+ * Adds a checked list in one transaction, so a failing chunk leaves none of the list behind (nor
+ * any of its `contact.unsubscribed` events).
+ */
+async function addToList(deps: AppDeps, userId: number, groupId: GroupKey, emails: string[]): Promise<number[]> {
+  const now = deps.clock.now();
+  return deps.database.db.transaction().execute(async (trx) => (await insertUnsubscribers(trx, userId, groupId, emails, { now })).ids);
 }
 
 /** Adds addresses to the global list (present ones are no-ops); returns each address's entry id. */
@@ -56,7 +60,7 @@ export async function addGlobalUnsubscribes(deps: AppDeps, userId: number, email
   const rules = new Rules();
   const emails = checkEmailList(rules, emailList);
   rules.done();
-  return addToList(deps.database.db, userId, null, emails);
+  return addToList(deps, userId, null, emails);
 }
 
 /**
@@ -76,7 +80,7 @@ export async function addGroupRecipients(
   );
   const emails = checkEmailList(rules, input.email_address);
   rules.done();
-  return addToList(db, userId, input.unsubscribe_groups_id, emails);
+  return addToList(deps, userId, input.unsubscribe_groups_id, emails);
 }
 
 /** Deletes one entry of the account's global list or groups; RNF when there is none. */

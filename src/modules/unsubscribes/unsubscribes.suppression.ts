@@ -34,16 +34,23 @@ export async function isSuppressed(db: Db, userId: number, email: string, groupI
 }
 
 /**
- * Unsubscribes one address: globally (`groupId` null) or from a group of the account. A deleted
- * group is still accepted, since sends made under it may still be delivering. Returns true when the
- * address was not on that list yet (a "first unsubscribe", counted once in the statistics).
+ * Unsubscribes one address at `opts.now`: globally (`groupId` null) or from a group of the account.
+ * A deleted group is still accepted, since sends made under it may still be delivering. Returns
+ * true when the address was not on that list yet (a "first unsubscribe", counted once in the
+ * statistics, and announced by a `contact.unsubscribed` event naming `opts.contactId` when given).
  * Throws ValidationError for a malformed address and NotFound for a group of another account.
  */
-export async function unsubscribeEmail(db: Db, userId: number, email: string, groupId: GroupKey): Promise<boolean> {
+export async function unsubscribeEmail(
+  db: Db,
+  userId: number,
+  email: string,
+  groupId: GroupKey,
+  opts: { now: Date; contactId?: number | null },
+): Promise<boolean> {
   const address = email.trim();
   if (!isEmail(address)) throw new ValidationError({ email_address: [messages.email('email_address')] });
   if (groupId !== null && !(await findGroupAnyState(db, userId, groupId))) throw new NotFound(RNF);
-  const { added } = await insertUnsubscribers(db, userId, groupId, [address]);
+  const { added } = await insertUnsubscribers(db, userId, groupId, [address], opts);
   return added > 0;
 }
 
