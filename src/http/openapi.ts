@@ -79,7 +79,7 @@ const FORM_TYPES = ['application/x-www-form-urlencoded', 'multipart/form-data', 
 const KEYS_NOTE =
   "Every request carries the account's two keys as headers, `PublicKey` and `SecretKey` (both are " +
   'required; create an account with `npm run accounts:create`). Routes marked without security ' +
-  '(health, metrics, this reference, template images, the sender verification page, the open pixel, the unsubscribe page, the design preview, the bounce intake and the relay webhooks) take none.';
+  '(health, metrics, this reference, template images, the sender verification page, the open pixel, the unsubscribe page, the design preview, the bounce intake, the relay webhooks and the sign-up form routes) take none.';
 
 function packageVersion(): string {
   // Two levels up from both src/http and dist/http.

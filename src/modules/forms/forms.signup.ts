@@ -4,7 +4,7 @@
  * and keeps the proof of consent. Rate limits are counted in the database (the pending rows), so
  * they hold across processes.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { AppDeps } from '../../deps.js';
 import type { Db } from '../../db/index.js';
 import { lockAccountAddress } from '../../db/dialect.js';
@@ -15,6 +15,7 @@ import { toId } from '../../http/schemas.js';
 import { CONTACT_COLUMNS, RESERVED_FIELDS } from '../../reference/fields.js';
 import { findCountry } from '../../reference/geo.js';
 import { isEmail } from '../../util/email.js';
+import { hashSecret } from '../../util/secrets.js';
 import { isoMicros } from '../../util/time.js';
 import { createTokens } from '../../util/tokens.js';
 import { audienceChanged } from '../audience/audience.service.js';
@@ -61,7 +62,6 @@ export type SignupOutcome =
 
 const RESERVED_TYPES = new Map<string, string>(RESERVED_FIELDS.map((f) => [f.name, f.type]));
 const COLUMNS = new Set<string>(CONTACT_COLUMNS);
-const hashOf = (token: string) => createHash('sha256').update(token).digest('hex');
 const text = (v: unknown) => (typeof v === 'string' ? v.trim() : '');
 
 /**
@@ -149,7 +149,7 @@ export async function signUp(
       user_agent: visitor.userAgent,
       mail_subject: mail.subject,
       mail_text: mail.recordText,
-      token_hash: hashOf(token),
+      token_hash: hashSecret(token),
       created_at: isoMicros(now),
       expires_at: isoMicros(new Date(now.getTime() + CONFIRM_DAYS * 86_400_000)),
     });
@@ -167,7 +167,7 @@ export type ConfirmOutcome =
 
 /** The hash of a genuine token (signed by this service), or null for a forged or altered one. */
 function tokenHash(deps: AppDeps, token: unknown): string | null {
-  return typeof token === 'string' && createTokens(deps.config.appSecret).verify(PURPOSE, token) !== null ? hashOf(token) : null;
+  return typeof token === 'string' && createTokens(deps.config.appSecret).verify(PURPOSE, token) !== null ? hashSecret(token) : null;
 }
 
 /** What the confirmation page (GET) shows for a token: changes nothing. */
