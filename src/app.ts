@@ -36,6 +36,8 @@ import { healthRoutes } from './ops/health.routes.js';
 import { inboundRoutes } from './inbound/inbound.routes.js';
 import { reportRoutes } from './inbound/report.routes.js';
 import { suppressionRoutes } from './modules/suppressions/suppressions.routes.js';
+import { formRoutes } from './modules/forms/forms.routes.js';
+import { subscribeRoutes } from './public/subscribe.routes.js';
 import { createMetricsRegistry, registerMetrics } from './ops/metrics.js';
 import { registerRequestLog } from './ops/request-log.js';
 
@@ -121,5 +123,7 @@ export async function buildApp(deps: AppInput): Promise<App> {
   await app.register(suppressionRoutes);
   await app.register(inboundRoutes);
   await app.register(reportRoutes);
+  await app.register(formRoutes);
+  await app.register(subscribeRoutes);
   return app;
 }

@@ -461,6 +461,61 @@ export interface WebhookAttemptTable {
   next_attempt_at: string | null;
 }
 
+/** An account's sign-up form (see migration 017). `fields`: JSON array of the field names it asks for. */
+export interface SignupFormTable {
+  id: Generated<number>;
+  user_id: number;
+  name: string;
+  contact_type_id: number;
+  fields: string;
+  unsubscribe_group_id: number | null;
+  sender_id: number;
+  redirect_url: string | null;
+  confirmation_subject: string | null;
+  confirmation_text: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A sign-up waiting for its confirmation. `field_values`: JSON object of the values posted. */
+export interface SignupPendingTable {
+  id: Generated<number>;
+  user_id: number;
+  form_id: number;
+  email: string;
+  email_key: string;
+  field_values: string;
+  ip: string;
+  user_agent: string | null;
+  /** The confirmation mail as sent, the link's token left out. */
+  mail_subject: string;
+  mail_text: string;
+  /** SHA-256 (hex) of the link's token. */
+  token_hash: string;
+  created_at: string;
+  expires_at: string;
+}
+
+/** The proof of one confirmed sign-up, kept with the contact (deleted with it). */
+export interface ContactConsentTable {
+  id: Generated<number>;
+  user_id: number;
+  contact_id: number;
+  email_key: string;
+  /** The form's id (no reference: the proof outlives the form) and its name then. */
+  form_id: number;
+  form_name: string;
+  signed_up_at: string;
+  signup_ip: string;
+  signup_user_agent: string | null;
+  confirmed_at: string;
+  confirm_ip: string;
+  confirm_user_agent: string | null;
+  mail_subject: string;
+  mail_text: string;
+  created_at: string;
+}
+
 export interface DB {
   accounts: AccountTable;
   fields: FieldTable;
@@ -489,4 +544,7 @@ export interface DB {
   webhook_events: WebhookEventTable;
   webhook_deliveries: WebhookDeliveryTable;
   webhook_attempts: WebhookAttemptTable;
+  signup_forms: SignupFormTable;
+  signup_pending: SignupPendingTable;
+  contact_consents: ContactConsentTable;
 }

@@ -47,6 +47,7 @@ const TAGS: Array<{ name: string; description: string; prefixes: string[] }> = [
       'Bounces and spam complaints that arrive after the send (raw mail, keyed reports) and the suppressed addresses they leave.',
     prefixes: ['/bounces/', '/suppressions', '/inbound/email/'],
   },
+  { name: 'Forms', description: 'Sign-up forms with double opt-in, and their public side (no keys).', prefixes: ['/forms', '/subscribe/'] },
   { name: 'Geo', description: 'Countries, states and cities (the ids contacts and senders use).', prefixes: ['/get/country-state-city'] },
   {
     name: 'Relay webhooks',
@@ -78,7 +79,7 @@ const FORM_TYPES = ['application/x-www-form-urlencoded', 'multipart/form-data', 
 const KEYS_NOTE =
   "Every request carries the account's two keys as headers, `PublicKey` and `SecretKey` (both are " +
   'required; create an account with `npm run accounts:create`). Routes marked without security ' +
-  '(health, metrics, this reference, template images, the sender verification page, the open pixel, the unsubscribe page, the design preview, the bounce intake and the relay webhooks) take none.';
+  '(health, metrics, this reference, template images, the sender verification page, the open pixel, the unsubscribe page, the design preview, the bounce intake, the relay webhooks and the sign-up form routes) take none.';
 
 function packageVersion(): string {
   // Two levels up from both src/http and dist/http.

@@ -21,6 +21,8 @@ const PUBLIC = [
   '/inbound/mailgun',
   '/inbound/postmark',
   '/inbound/ses',
+  '/subscribe/{id}',
+  '/subscribe/confirm/{token}',
 ];
 const FORM_TYPES = ['application/x-www-form-urlencoded', 'multipart/form-data', 'application/json'];
 
