@@ -461,6 +461,15 @@ export interface WebhookAttemptTable {
   next_attempt_at: string | null;
 }
 
+/** An address the account erased, as a keyed hash (see migration 018): the queue never mails it for the account. */
+export interface ErasedAddressTable {
+  id: Generated<number>;
+  user_id: number;
+  /** Hex HMAC-SHA256 of the lower-case address (`erasureHash`). */
+  hash: string;
+  created_at: string;
+}
+
 export interface DB {
   accounts: AccountTable;
   fields: FieldTable;
@@ -489,4 +498,5 @@ export interface DB {
   webhook_events: WebhookEventTable;
   webhook_deliveries: WebhookDeliveryTable;
   webhook_attempts: WebhookAttemptTable;
+  erased_addresses: ErasedAddressTable;
 }
