@@ -8,7 +8,8 @@ import type { SendsContext } from './single-sends.helpers.js';
 export async function openAndClick(t: SendsContext, messageId: number, address: string): Promise<void> {
   const links = trackingLinks(t.config);
   assert.equal((await t.anon.get(`/t/open/${links.openToken(messageId)}.gif`)).status, 200);
-  const mail = t.sink!.to(address).find((m) => m.header('message-id') === `<${await messageIdOf(t, messageId)}>`)!;
+  const header = `<${await messageIdOf(t, messageId)}>`;
+  const mail = t.sink!.to(address).find((m) => m.header('message-id') === header)!;
   const click = hrefsOf(mail.html!).find((h) => h.includes('/t/click/'))!;
   assert.ok(click, 'the mail has a tracked link');
   const r = await t.anon.get(new URL(click).pathname);

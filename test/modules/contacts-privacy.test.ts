@@ -4,6 +4,7 @@ import { assertNeedsKeys, drainQueue, fieldErrors, make } from '../helpers.js';
 import { act, automationWith } from './automations-delivery.helpers.js';
 import { DESIGN, messageTo, ok, oneClickUnsubscribe, openAndClick } from './contacts-privacy.helpers.js';
 import { createSegment } from './segments.helpers.js';
+import { startDueSends } from '../../src/modules/single-sends/single-sends.engine.js';
 import {
   createSend,
   group,
@@ -101,12 +102,25 @@ describe('GET /contacts/export', () => {
     assert.equal(row.state, 'sent');
     await openAndClick(t, Number(row.id), address);
 
-    // Unsubscribed from the send's group (its one-click link) and globally; suppressed by a hard bounce.
+    // A send whose message is queued (its recipients resolved, not sent yet) shows as queued.
+    const later = await createSend(t.a, sendForm({ sender, group: grp, type: other }, { subject: 'Later news' }));
+    await startDueSends(t.deps, t.clock.now());
+    const queued = await t.a.get('/contacts/export', { email: address });
+    assert.deepEqual(queued.body.message.messages.at(-1), {
+      source: 'single_send',
+      utr: later,
+      subject: 'Later news',
+      state: 'queued',
+      sent_at: null,
+      opens: 0,
+      clicks: 0,
+    });
+
+    // Unsubscribed from the send's group (its one-click link) and globally; suppressed by a hard
+    // bounce: the queued message is then not mailed (failed).
     await oneClickUnsubscribe(t, Number(row.id));
     await ok(t.a, 'POST', '/global-unsubscribes/save', { email_address: 'export.person@EXAMPLE.com' });
     await ok(t.a, 'POST', '/bounces/report', { email: address, type: 'hard', reason: '550 5.1.1 user unknown' });
-    // And an unsent message: a send queued after the suppression is not mailed.
-    const later = await createSend(t.a, sendForm({ sender, group: grp, type: other }, { subject: 'Later news' }));
     await drainQueue(t);
 
     const r = await t.a.get('/contacts/export', { email: 'EXPORT.PERSON@example.com' });
