@@ -132,6 +132,8 @@ describe('DELETE /contacts/erase', () => {
           { userId: t.a.keys!.user_id, type: 'message.opened', data: { email: ADDRESS, utr, source: 'single_send' }, email: ADDRESS },
         ]),
       );
+    // Amazon SES names its events `<feedback id>:<address>`: the de-duplication key of one taken in.
+    await t.database.db.insertInto('inbound_events').values({ event_key: `0100018f-feedback:${ADDRESS}`, created_at: now }).execute();
     // A system mail still waiting in the queue (its payload holds the whole message).
     await ok(t.a, 'POST', '/single/send/test', { utr, emails: ['someone@example.com', ADDRESS] });
 
@@ -141,6 +143,7 @@ describe('DELETE /contacts/erase', () => {
       'automation_enrollments',
       'bounced_addresses',
       'contacts',
+      'inbound_events',
       'mail_messages',
       'notification_recipients',
       'segment_recipients',
