@@ -133,7 +133,10 @@ describe('DELETE /contacts/erase', () => {
         ]),
       );
     // Amazon SES names its events `<feedback id>:<address>`: the de-duplication key of one taken in.
-    await t.database.db.insertInto('inbound_events').values({ event_key: `0100018f-feedback:${ADDRESS}`, created_at: now }).execute();
+    await t.database.db
+      .insertInto('inbound_events')
+      .values({ event_key: `0100018f-feedback:${ADDRESS}`, created_at: now })
+      .execute();
     // A system mail still waiting in the queue (its payload holds the whole message).
     await ok(t.a, 'POST', '/single/send/test', { utr, emails: ['someone@example.com', ADDRESS] });
 
