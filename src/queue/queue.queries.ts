@@ -93,6 +93,7 @@ export async function selectBouncedAmong(
   const erased = await db
     .selectFrom('erased_addresses')
     .select(['user_id', 'hash'])
+    .where('user_id', 'in', [...new Set(rows.map((r) => r.user_id))])
     .where('hash', 'in', [...hashOf.values()])
     .execute();
   const erasedSet = new Set(erased.map((e) => `${e.user_id} ${e.hash}`));
