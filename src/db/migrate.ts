@@ -16,6 +16,7 @@ import * as m013 from './migrations/013_bounces.js';
 import * as m014 from './migrations/014_clicks.js';
 import * as m015 from './migrations/015_webhooks.js';
 import * as m017 from './migrations/017_signup_forms.js';
+import * as m018 from './migrations/018_erasure.js';
 
 /** Every migration, in order. A new migration is one import and one line here. */
 const migrations: Record<string, Migration> = {
@@ -35,6 +36,7 @@ const migrations: Record<string, Migration> = {
   '014_clicks': m014,
   '015_webhooks': m015,
   '017_signup_forms': m017,
+  '018_erasure': m018,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

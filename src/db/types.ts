@@ -516,6 +516,15 @@ export interface ContactConsentTable {
   created_at: string;
 }
 
+/** An address the account erased, as a keyed hash (see migration 018): the queue never mails it for the account. */
+export interface ErasedAddressTable {
+  id: Generated<number>;
+  user_id: number;
+  /** Hex HMAC-SHA256 of the lower-case address (`erasureHash`). */
+  hash: string;
+  created_at: string;
+}
+
 export interface DB {
   accounts: AccountTable;
   fields: FieldTable;
@@ -547,4 +556,5 @@ export interface DB {
   signup_forms: SignupFormTable;
   signup_pending: SignupPendingTable;
   contact_consents: ContactConsentTable;
+  erased_addresses: ErasedAddressTable;
 }

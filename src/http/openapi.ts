@@ -16,7 +16,11 @@ declare module 'fastify' {
 /** Operation tags, by path prefix (the first match wins), in the order the reference shows them. */
 const TAGS: Array<{ name: string; description: string; prefixes: string[] }> = [
   { name: 'Contact types', description: 'Lists that contacts belong to.', prefixes: ['/contacts-type'] },
-  { name: 'Contacts', description: 'Contacts, with their custom values; CSV sample and import.', prefixes: ['/contacts/'] },
+  {
+    name: 'Contacts',
+    description: "Contacts, with their custom values; CSV sample and import; an address's data, exported or erased.",
+    prefixes: ['/contacts/'],
+  },
   { name: 'Fields', description: "Reserved fields and the account's custom fields.", prefixes: ['/reserve-fields', '/custom-fields'] },
   { name: 'Segments', description: 'Contacts of a type that match conditions, plus emails added by hand.', prefixes: ['/segment/'] },
   {

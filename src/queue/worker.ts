@@ -250,8 +250,8 @@ export function startWorker(deps: AppDeps, kinds: MailKinds, opts: WorkerOptions
       }, leaseMs / 3);
       renew.unref();
       try {
-        // An address that hard-bounced for the account since the message was queued is not mailed.
-        const bounced = await selectBouncedAmong(db, rows);
+        // An address suppressed (or erased) for the account since the message was queued is not mailed.
+        const bounced = await selectBouncedAmong(db, rows, deps.config.appSecret);
         const live = rows.filter((r) => {
           if (!bounced.has(`${r.user_id} ${r.email_key}`)) return true;
           skips.push({ id: r.id, state: 'suppressed', reason: 'the address bounced before' });

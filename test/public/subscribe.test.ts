@@ -2,7 +2,7 @@ import { after, before, beforeEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { drainQueue, make } from '../helpers.js';
 import { group, setupSends, TS, verifiedSender, type SendsContext } from '../modules/single-sends.helpers.js';
-import { consentsOf } from '../../src/modules/forms/forms.queries.js';
+import { consentsOf } from '../../src/modules/contacts/contacts.privacy.queries.js';
 import { isoMicros } from '../../src/util/time.js';
 
 const LINK = /https:\/\/mail\.example\.test(\/subscribe\/confirm\/[A-Za-z0-9_.-]+)/;

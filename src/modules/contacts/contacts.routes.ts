@@ -6,6 +6,8 @@ import { sendList } from '../../http/list.js';
 import { ListOf, OkCreated, OkText, responses, StrIds, Success } from '../../http/schemas.js';
 import { AddContactBody, ContactIdQuery, ContactListItem, ContactShape, ListContactsQuery, UpdateContactBody } from './contacts.schema.js';
 import { addContact, bulkDeleteContacts, deleteContact, getContact, listContacts, updateContact } from './contacts.service.js';
+import { eraseAddress, exportAddress } from './contacts.privacy.js';
+import { AddressQuery, ContactExport } from './contacts.privacy.schema.js';
 
 /** `/contacts/…` endpoints (CSV ones live in contacts.csv.routes.ts). */
 export const contactRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -82,6 +84,40 @@ export const contactRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (req) => {
       await bulkDeleteContacts(deps, req.userId, req.body.strIds);
       return ok('Deleted Successfully');
+    },
+  );
+
+  app.get(
+    '/contacts/export',
+    {
+      schema: {
+        summary: "Export an address's data",
+        description:
+          'Everything the account holds about the address (any letter case): its contact records, segments, unsubscribes, ' +
+          'suppression and campaign mail. An address the account does not hold: `Record not found`. See docs/privacy.md.',
+        querystring: AddressQuery,
+        response: responses(ContactExport, 404, 422),
+      },
+    },
+    async (req) => ok(await exportAddress(deps, req.userId, req.query.email)),
+  );
+
+  app.delete(
+    '/contacts/erase',
+    {
+      schema: {
+        summary: 'Erase an address',
+        description:
+          'Deletes every contact record with the address and every other copy of it in the account (queue rows keep their ' +
+          'counts under a marker); statistics stay, and the account never mails the address again (a keyed hash is kept). ' +
+          'An address the account does not hold: `Record not found`. See docs/privacy.md.',
+        querystring: AddressQuery,
+        response: responses(OkText, 404, 422),
+      },
+    },
+    async (req) => {
+      await eraseAddress(deps, req.userId, req.query.email);
+      return ok('Erased Successfully');
     },
   );
 };

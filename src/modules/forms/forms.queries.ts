@@ -43,20 +43,6 @@ export async function deleteForm(db: Db, userId: number, id: number): Promise<bo
   return Number(res.numDeletedRows) > 0;
 }
 
-/**
- * The consent records of an address in the account (lower-cased `emailKey`), oldest first: the
- * proof of each confirmed sign-up, part of the contact's data (export reads it from here).
- */
-export function consentsOf(db: Db, userId: number, emailKey: string) {
-  return db
-    .selectFrom('contact_consents')
-    .selectAll()
-    .where('user_id', '=', userId)
-    .where('email_key', '=', emailKey)
-    .orderBy('id')
-    .execute();
-}
-
 export async function insertConsent(db: Db, values: Insertable<ContactConsentTable>): Promise<void> {
   await db.insertInto('contact_consents').values(values).execute();
 }

@@ -1,0 +1,187 @@
+/**
+ * The reads of a contact's data export and the per-table writes of an erasure: every function
+ * takes the account and the address in lower case (`key`), and touches only that account's rows
+ * (except `deleteInboundEventKeys`: the installation's inbound de-duplication keys).
+ */
+import { sql } from 'kysely';
+import type { Db } from '../../db/index.js';
+import { isoMicros } from '../../util/time.js';
+import type { ExportedMessageRow } from './contacts.privacy.schema.js';
+
+/** Every contact record of the account with the address, deleted ones too, oldest first. */
+export function contactsWithAddress(db: Db, userId: number, key: string) {
+  return db.selectFrom('contacts').selectAll().where('user_id', '=', userId).where('email_key', '=', key).orderBy('id').execute();
+}
+
+/** Ids of the account's live segments holding the address: as a matched contact (`contactIds`) or added by hand. */
+export async function segmentIdsWithAddress(db: Db, userId: number, key: string, contactIds: number[]): Promise<number[]> {
+  const rows = await db
+    .selectFrom('segment_recipients as r')
+    .innerJoin('segments as s', 's.id', 'r.segment_id')
+    .select('r.segment_id')
+    .distinct()
+    .where('r.user_id', '=', userId)
+    .where('s.deleted_at', 'is', null)
+    .where((eb) =>
+      contactIds.length ? eb.or([eb('r.email_key', '=', key), eb('r.contact_id', 'in', contactIds)]) : eb('r.email_key', '=', key),
+    )
+    .orderBy('r.segment_id')
+    .execute();
+  return rows.map((r) => r.segment_id);
+}
+
+/** The account's unsubscribe entries of the address: its group ids (null: the global list). */
+export async function unsubscribeGroupsOf(db: Db, userId: number, key: string): Promise<Array<number | null>> {
+  const rows = await db
+    .selectFrom('unsubscribers')
+    .select('unsubscribe_groups_id')
+    .where('user_id', '=', userId)
+    .where('email_key', '=', key)
+    .orderBy('unsubscribe_groups_id')
+    .execute();
+  return rows.map((r) => r.unsubscribe_groups_id);
+}
+
+/** The account's suppression of the address, if any. */
+export function suppressionOf(db: Db, userId: number, key: string) {
+  return db
+    .selectFrom('bounced_addresses')
+    .select(['id', 'email', 'reason', 'detail', 'created_at'])
+    .where('user_id', '=', userId)
+    .where('email_key', '=', key)
+    .executeTakeFirst();
+}
+
+/** The proofs of the address's confirmed sign-ups through the account's forms, oldest first. */
+export function consentsOf(db: Db, userId: number, key: string) {
+  return db
+    .selectFrom('contact_consents')
+    .select([
+      'contact_id',
+      'form_id',
+      'form_name',
+      'signed_up_at',
+      'signup_ip',
+      'signup_user_agent',
+      'confirmed_at',
+      'confirm_ip',
+      'confirm_user_agent',
+      'mail_subject',
+      'mail_text',
+    ])
+    .where('user_id', '=', userId)
+    .where('email_key', '=', key)
+    .orderBy('id')
+    .execute();
+}
+
+/** The campaign mail of the account to the address (single sends and automation emails), oldest first. */
+export function campaignMessagesTo(db: Db, userId: number, key: string): Promise<ExportedMessageRow[]> {
+  return db
+    .selectFrom('mail_messages as m')
+    .leftJoin('single_sends as s', 's.id', 'm.single_send_id')
+    .leftJoin('automations as a', 'a.id', 'm.automation_id')
+    .leftJoin('automation_schedules as e', 'e.id', 'm.automation_schedule_id')
+    .select([
+      'm.state',
+      'm.sent_at',
+      'm.opens',
+      'm.clicks',
+      's.utr as send_utr',
+      's.subject as send_subject',
+      'a.utr as automation_utr',
+      'e.subject as email_subject',
+    ])
+    .where('m.user_id', '=', userId)
+    .where('m.email_key', '=', key)
+    .where((eb) => eb.or([eb('m.single_send_id', 'is not', null), eb('m.automation_id', 'is not', null)]))
+    .orderBy('m.id')
+    .execute();
+}
+
+/** Deletes the rows of `table` of the account whose `email_key` is the address; returns how many. */
+export async function deleteAddressRows(
+  db: Db,
+  table:
+    | 'segment_recipients'
+    | 'automation_enrollments'
+    | 'unsubscribers'
+    | 'bounced_addresses'
+    | 'soft_bounces'
+    | 'webhook_events'
+    | 'notification_recipients'
+    | 'contact_consents'
+    | 'signup_pending',
+  userId: number,
+  key: string,
+): Promise<number> {
+  const r = await db.deleteFrom(table).where('user_id', '=', userId).where('email_key', '=', key).executeTakeFirst();
+  return Number(r.numDeletedRows);
+}
+
+/** Deletes contact records (any state) of the account, and the hand exclusions naming them. */
+export async function deleteContactRows(db: Db, userId: number, ids: number[]): Promise<void> {
+  if (ids.length === 0) return;
+  await db.deleteFrom('segment_exclusions').where('contact_id', 'in', ids).execute();
+  await db.deleteFrom('contacts').where('user_id', '=', userId).where('id', 'in', ids).execute();
+}
+
+/** Clears the address where other contacts of the account hold it as their `alt_email`; returns how many. */
+export async function clearAltEmails(db: Db, userId: number, key: string, now: Date): Promise<number> {
+  const r = await db
+    .updateTable('contacts')
+    .set({ alt_email: null, updated_at: isoMicros(now) })
+    .where('user_id', '=', userId)
+    .where(sql`lower(alt_email)`, '=', key)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows);
+}
+
+/**
+ * The account's queue rows to the address lose it: `email` and `email_key` become `erased:<row id>`
+ * (unique per row, so the queue's one-row-per-address rules still hold), the payload (a system
+ * mail's whole message) and the last error (a server's answer may quote the address) are cleared.
+ * Their counts (opens, clicks, bounce, complaint) stay for the statistics. Rows not sent yet are
+ * cancelled. Returns how many rows changed.
+ */
+export async function eraseMessageAddress(db: Db, userId: number, key: string, now: Date): Promise<number> {
+  const at = isoMicros(now);
+  const r = await db
+    .updateTable('mail_messages')
+    .set({
+      email: sql`'erased:' || cast(id as text)`,
+      email_key: sql`'erased:' || cast(id as text)`,
+      payload: null,
+      last_error: sql`case when state in ('queued', 'sending', 'held') then 'the address was erased' else null end`,
+      state: sql`case when state in ('queued', 'sending', 'held') then 'cancelled' else state end`,
+      lease_owner: null,
+      updated_at: at,
+    })
+    .where('user_id', '=', userId)
+    .where('email_key', '=', key)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows);
+}
+
+/**
+ * Deletes the inbound de-duplication keys that end with the address (Amazon SES names an event
+ * `<feedback id>:<address>`). They belong to no account and matter only while a provider may
+ * deliver the same notification again.
+ */
+export async function deleteInboundEventKeys(db: Db, key: string): Promise<void> {
+  const suffix = `:${key}`;
+  await db
+    .deleteFrom('inbound_events')
+    .where(sql`length(event_key)`, '>=', suffix.length)
+    .where(sql`lower(substr(event_key, length(event_key) - ${suffix.length - 1}))`, '=', suffix)
+    .execute();
+}
+
+/** Keeps the keyed hash of an erased address for the account (once). */
+export async function insertErasedHash(db: Db, userId: number, hash: string, now: Date): Promise<void> {
+  await db
+    .insertInto('erased_addresses')
+    .values({ user_id: userId, hash, created_at: isoMicros(now) })
+    .onConflict((oc) => oc.columns(['user_id', 'hash']).doNothing())
+    .execute();
+}

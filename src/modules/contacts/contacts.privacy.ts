@@ -1,0 +1,121 @@
+/**
+ * A contact's data: everything the account holds about an address (export, the right of access)
+ * and its erasure (the right to erasure). See docs/privacy.md.
+ *
+ * A table added later that holds an address adds its part in two places: a key of the export
+ * (`exportAddress`) and a step of `ERASURE_STEPS`.
+ */
+import type { AppDeps } from '../../deps.js';
+import type { Db } from '../../db/index.js';
+import { NotFound, Rnf } from '../../http/errors.js';
+import { erasureHash } from '../../queue/erased-addresses.js';
+import { audienceChanged } from '../audience/audience.service.js';
+import { toSuppression } from '../suppressions/suppressions.schema.js';
+import {
+  campaignMessagesTo,
+  clearAltEmails,
+  consentsOf,
+  contactsWithAddress,
+  deleteAddressRows,
+  deleteContactRows,
+  deleteInboundEventKeys,
+  eraseMessageAddress,
+  insertErasedHash,
+  segmentIdsWithAddress,
+  suppressionOf,
+  unsubscribeGroupsOf,
+} from './contacts.privacy.queries.js';
+import { toExportedMessage } from './contacts.privacy.schema.js';
+import { softDeleteContacts } from './contacts.queries.js';
+import { toContact } from './contacts.schema.js';
+
+/** The address in the form every table compares: trimmed, lower case. */
+const keyOf = (email: string) => email.trim().toLowerCase();
+
+/** Everything the account holds about the address; not found when it holds nothing. */
+export async function exportAddress({ database: { db } }: AppDeps, userId: number, email: string) {
+  const key = keyOf(email);
+  const contacts = await contactsWithAddress(db, userId, key);
+  const live = contacts.filter((c) => c.deleted_at === null).map((c) => c.id);
+  const segments = await segmentIdsWithAddress(db, userId, key, live);
+  const groups = await unsubscribeGroupsOf(db, userId, key);
+  const suppression = await suppressionOf(db, userId, key);
+  const messages = await campaignMessagesTo(db, userId, key);
+  const consents = await consentsOf(db, userId, key);
+  if (contacts.length + segments.length + groups.length + messages.length === 0 && !suppression) throw new NotFound(Rnf);
+  return {
+    contacts: contacts.map((c) => toContact(c, 'id')),
+    segments,
+    unsubscribes: { global: groups.includes(null), groups: groups.filter((g) => g !== null) },
+    suppression: suppression ? toSuppression(suppression) : null,
+    messages: messages.map(toExportedMessage),
+    consents,
+  };
+}
+
+/** What an erasure step is given: the account, the address (lower case), and the app for the audience change. */
+export interface ErasureTarget {
+  deps: AppDeps;
+  userId: number;
+  key: string;
+  now: Date;
+}
+
+/** One table's part of an erasure, run in the erasure's transaction: returns how many of the account's rows held the address. */
+export type ErasureStep = (trx: Db, target: ErasureTarget) => Promise<number>;
+
+/** Deletes the account's rows of `table` with the address. */
+const deleteRowsOf =
+  (table: Parameters<typeof deleteAddressRows>[1]): ErasureStep =>
+  (trx, t) =>
+    deleteAddressRows(trx, table, t.userId, t.key);
+
+/**
+ * Every part of an erasure, in order. Contacts go first, through the delete path (segments and
+ * automations follow the change), then their records are removed for good. Statistics (the
+ * counters of sends, automations and links, and the hourly engagement) name no address and stay.
+ */
+export const ERASURE_STEPS: ErasureStep[] = [
+  async (trx, t) => {
+    const ids = (await contactsWithAddress(trx, t.userId, t.key)).map((c) => c.id);
+    if (ids.length > 0) {
+      await softDeleteContacts(trx, t.userId, ids);
+      await audienceChanged(trx, t.deps, t.userId, { contactIds: ids });
+      await deleteContactRows(trx, t.userId, ids);
+    }
+    return ids.length + (await clearAltEmails(trx, t.userId, t.key, t.now));
+  },
+  deleteRowsOf('segment_recipients'),
+  deleteRowsOf('automation_enrollments'),
+  deleteRowsOf('unsubscribers'),
+  deleteRowsOf('bounced_addresses'),
+  deleteRowsOf('soft_bounces'),
+  // Consents also go with their contacts (foreign key); pending sign-ups were never confirmed.
+  deleteRowsOf('contact_consents'),
+  deleteRowsOf('signup_pending'),
+  // Its deliveries and their attempts go with each event (foreign keys).
+  deleteRowsOf('webhook_events'),
+  // The account's own staff address, when it is the one erased: it is mailed no more either.
+  deleteRowsOf('notification_recipients'),
+  (trx, t) => eraseMessageAddress(trx, t.userId, t.key, t.now),
+  // Not the account's rows: they never make an address one the account holds.
+  async (trx, t) => {
+    await deleteInboundEventKeys(trx, t.key);
+    return 0;
+  },
+];
+
+/**
+ * Erases the address from the account's data in one transaction: every step of ERASURE_STEPS,
+ * then the keyed hash that keeps the queue from mailing it again for the account. Not found when
+ * no step found the address.
+ */
+export async function eraseAddress(deps: AppDeps, userId: number, email: string): Promise<void> {
+  const target: ErasureTarget = { deps, userId, key: keyOf(email), now: deps.clock.now() };
+  await deps.database.db.transaction().execute(async (trx) => {
+    let held = 0;
+    for (const step of ERASURE_STEPS) held += await step(trx, target);
+    if (held === 0) throw new NotFound(Rnf);
+    await insertErasedHash(trx, userId, erasureHash(deps.config.appSecret, target.key), target.now);
+  });
+}
