@@ -36,6 +36,7 @@ import { healthRoutes } from './ops/health.routes.js';
 import { inboundRoutes } from './inbound/inbound.routes.js';
 import { reportRoutes } from './inbound/report.routes.js';
 import { suppressionRoutes } from './modules/suppressions/suppressions.routes.js';
+import { webhookRoutes } from './modules/webhooks/webhooks.routes.js';
 import { createMetricsRegistry, registerMetrics } from './ops/metrics.js';
 import { registerRequestLog } from './ops/request-log.js';
 
@@ -119,6 +120,7 @@ export async function buildApp(deps: AppInput): Promise<App> {
   await app.register(providerRoutes);
   await app.register(healthRoutes);
   await app.register(suppressionRoutes);
+  await app.register(webhookRoutes);
   await app.register(inboundRoutes);
   await app.register(reportRoutes);
   return app;

@@ -104,6 +104,14 @@ export async function emitEvents(trx: Db, now: Date, events: readonly OutgoingEv
       ),
     )
     .execute();
-  if (engineOf(trx) === 'postgres') await sql`select pg_notify(${WEBHOOK_CHANNEL}, '')`.execute(trx);
+  await wakeWebhookWorkers(trx);
   return wanted.length;
+}
+
+/**
+ * Tells idle webhook workers that a delivery is due. On PostgreSQL the notification goes out at
+ * the commit of `db`'s transaction (and not at all on rollback); SQLite's one worker polls.
+ */
+export async function wakeWebhookWorkers(db: Db): Promise<void> {
+  if (engineOf(db) === 'postgres') await sql`select pg_notify(${WEBHOOK_CHANNEL}, '')`.execute(db);
 }

@@ -47,6 +47,11 @@ const TAGS: Array<{ name: string; description: string; prefixes: string[] }> = [
       'Bounces and spam complaints that arrive after the send (raw mail, keyed reports) and the suppressed addresses they leave.',
     prefixes: ['/bounces/', '/suppressions', '/inbound/email/'],
   },
+  {
+    name: 'Webhooks',
+    description: "Outgoing webhooks: the account's receivers of events (signed, Standard Webhooks) and their delivery attempts.",
+    prefixes: ['/webhooks/'],
+  },
   { name: 'Geo', description: 'Countries, states and cities (the ids contacts and senders use).', prefixes: ['/get/country-state-city'] },
   {
     name: 'Relay webhooks',
