@@ -41,7 +41,13 @@ describe('webhook endpoints', () => {
     assert.equal(e.id, r.body.message.id);
     assert.deepEqual(
       { url: e.url, events: e.events, description: e.description, enabled: e.enabled, failing_since: e.failing_since },
-      { url: 'http://127.0.0.1:9/hook', events: ['message.opened', 'message.clicked'], description: 'Analytics', enabled: 1, failing_since: null },
+      {
+        url: 'http://127.0.0.1:9/hook',
+        events: ['message.opened', 'message.clicked'],
+        description: 'Analytics',
+        enabled: 1,
+        failing_since: null,
+      },
     );
     assert.ok(!list.text.includes('whsec_'));
     // `*` takes every event; with it, the names are redundant.
@@ -60,7 +66,10 @@ describe('webhook endpoints', () => {
     );
     const bad = await t.a.post('/webhooks/endpoints/create', { url: 'ftp://example.com/x', events: ['message.sent'] });
     assert.equal(bad.status, 422);
-    assert.deepEqual(bad.body, fieldErrors({ url: ['The url must start with http:// or https://.'], 'events.0': ['The selected events.0 is invalid.'] }));
+    assert.deepEqual(
+      bad.body,
+      fieldErrors({ url: ['The url must start with http:// or https://.'], 'events.0': ['The selected events.0 is invalid.'] }),
+    );
     assert.deepEqual(
       (await t.a.post('/webhooks/endpoints/create', { url: 'not a url', events: ['*'] })).body,
       fieldErrors({ url: ['The url format is invalid.'] }),
@@ -80,7 +89,10 @@ describe('webhook endpoints', () => {
     const r = await t.a.post('/webhooks/endpoints/update', { id, url: 'http://127.0.0.1:9/v', events: ['*'], enabled: 0 });
     assert.deepEqual(r.body, { status: 'success', message: 'Updated Successfully' });
     const find = async () => (await t.a.get('/webhooks/endpoints')).body.message.endpoints.find((e: { id: number }) => e.id === id);
-    assert.deepEqual([(await find()).url, (await find()).events, (await find()).enabled, (await find()).description], ['http://127.0.0.1:9/v', ['*'], 0, '']);
+    assert.deepEqual(
+      [(await find()).url, (await find()).events, (await find()).enabled, (await find()).description],
+      ['http://127.0.0.1:9/v', ['*'], 0, ''],
+    );
     await t.database.db.updateTable('webhook_endpoints').set({ failing_since: isoMicros() }).where('id', '=', id).execute();
     assert.equal((await t.a.post('/webhooks/endpoints/update', { id, description: 'again' })).status, 200);
     assert.notEqual((await find()).failing_since, null);
@@ -121,7 +133,10 @@ describe('webhook endpoints', () => {
     assert.notEqual(r.body.message.secret, secret);
     assert.deepEqual((await t.b.post('/webhooks/endpoints/rotate-secret', { id })).body, NOT_FOUND);
     assert.deepEqual((await t.a.post('/webhooks/endpoints/rotate-secret', { id: 999999 })).body, NOT_FOUND);
-    assert.deepEqual((await t.a.post('/webhooks/endpoints/rotate-secret', { id: 'x' })).body, fieldErrors({ id: ['The id must be an integer.'] }));
+    assert.deepEqual(
+      (await t.a.post('/webhooks/endpoints/rotate-secret', { id: 'x' })).body,
+      fieldErrors({ id: ['The id must be an integer.'] }),
+    );
   });
 
   it('deletes an endpoint; again, unknown, missing or another account’s: not found', async () => {
@@ -136,7 +151,11 @@ describe('webhook endpoints', () => {
   it('lists deliveries of an endpoint of the account only', async () => {
     const { id } = await createEndpoint(t.a, 'http://127.0.0.1:9/l');
     assert.deepEqual((await t.a.get('/webhooks/deliveries', { endpoint_id: id })).body, { status: 'success', message: { deliveries: [] } });
-    assert.deepEqual((await t.a.get('/webhooks/deliveries', { endpoint_id: id, per_page: 5 })).body.message.meta, { page: 1, per_page: 5, total: 0 });
+    assert.deepEqual((await t.a.get('/webhooks/deliveries', { endpoint_id: id, per_page: 5 })).body.message.meta, {
+      page: 1,
+      per_page: 5,
+      total: 0,
+    });
     assert.deepEqual((await t.b.get('/webhooks/deliveries', { endpoint_id: id })).body, NOT_FOUND);
     assert.deepEqual((await t.a.get('/webhooks/deliveries')).body, NOT_FOUND);
     assert.deepEqual((await t.a.get('/webhooks/deliveries', { endpoint_id: 999999 })).body, NOT_FOUND);
@@ -195,6 +214,9 @@ describe('webhook endpoint URLs must not point to private addresses', () => {
       fieldErrors({ url: ['The url must start with http:// or https://.'] }),
     );
     const { id } = await createEndpoint(t.a, 'https://93.184.216.34/hook');
-    assert.deepEqual((await t.a.post('/webhooks/endpoints/update', { id, url: 'http://192.168.1.10/' })).body, fieldErrors({ url: [PRIVATE] }));
+    assert.deepEqual(
+      (await t.a.post('/webhooks/endpoints/update', { id, url: 'http://192.168.1.10/' })).body,
+      fieldErrors({ url: [PRIVATE] }),
+    );
   });
 });

@@ -193,7 +193,9 @@ export async function settleAttempts(
       )
       .execute();
     const answered = new Set(logged.filter((o) => o.error === null).map((o) => o.delivery.endpoint_id));
-    const failing = [...new Set(logged.filter((o) => o.error !== null).map((o) => o.delivery.endpoint_id))].filter((id) => !answered.has(id));
+    const failing = [...new Set(logged.filter((o) => o.error !== null).map((o) => o.delivery.endpoint_id))].filter(
+      (id) => !answered.has(id),
+    );
     if (answered.size > 0) {
       await trx
         .updateTable('webhook_endpoints')
@@ -203,7 +205,12 @@ export async function settleAttempts(
         .execute();
     }
     if (failing.length > 0) {
-      await trx.updateTable('webhook_endpoints').set({ failing_since: at }).where('id', 'in', failing).where('failing_since', 'is', null).execute();
+      await trx
+        .updateTable('webhook_endpoints')
+        .set({ failing_since: at })
+        .where('id', 'in', failing)
+        .where('failing_since', 'is', null)
+        .execute();
       const disabled = await trx
         .updateTable('webhook_endpoints')
         .set({ enabled: 0, updated_at: at })

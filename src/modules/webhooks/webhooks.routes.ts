@@ -74,7 +74,13 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/webhooks/deliveries',
-    { schema: { summary: "List a webhook endpoint's delivery attempts", querystring: ListDeliveriesQuery, response: responses(DeliveryList, 404, 422) } },
+    {
+      schema: {
+        summary: "List a webhook endpoint's delivery attempts",
+        querystring: ListDeliveriesQuery,
+        response: responses(DeliveryList, 404, 422),
+      },
+    },
     async (req, reply) => sendList(reply, 'deliveries', req.query, await listDeliveries(deps, req.userId, req.query.endpoint_id)),
   );
 

@@ -20,7 +20,9 @@ export const UpdateEndpointBody = Type.Object({
   url: Type.Optional(Url),
   events: Type.Optional(Events),
   description: Type.Optional(Text(255)),
-  enabled: Type.Optional(Int({ minimum: 0, maximum: 1, description: '0 disables the endpoint; 1 enables it and clears its failing state.' })),
+  enabled: Type.Optional(
+    Int({ minimum: 0, maximum: 1, description: '0 disables the endpoint; 1 enables it and clears its failing state.' }),
+  ),
 });
 export type UpdateEndpointInput = Static<typeof UpdateEndpointBody>;
 
@@ -30,7 +32,11 @@ export const ListEndpointsQuery = Type.Object(Paging);
 export const ListDeliveriesQuery = Type.Object({ ...QueryIds('endpoint_id').properties, ...Paging });
 export const RetryDeliveryBody = Type.Object({
   endpoint_id: Id,
-  event_id: Type.String({ minLength: 1, maxLength: 64, description: 'The event\'s `webhook-id` (`evt_…`), as the deliveries log shows it.' }),
+  event_id: Type.String({
+    minLength: 1,
+    maxLength: 64,
+    description: "The event's `webhook-id` (`evt_…`), as the deliveries log shows it.",
+  }),
 });
 
 /** What `toEndpoint` returns: an endpoint without its secret. */
@@ -42,14 +48,18 @@ export const EndpointShape = Type.Object(
     events: Type.Array(Type.String(), { description: 'The event names it takes, or `["*"]` for all.' }),
     description: Type.String(),
     enabled: Type.Integer({ minimum: 0, maximum: 1 }),
-    failing_since: Nullable(Type.String({ description: 'Since when every attempt to it has failed (UTC, microseconds); null while it answers.' })),
+    failing_since: Nullable(
+      Type.String({ description: 'Since when every attempt to it has failed (UTC, microseconds); null while it answers.' }),
+    ),
     created_at: Timestamp,
     updated_at: Timestamp,
   },
   { description: 'A receiver of outgoing webhooks. Its secret is shown only on create and on rotation.' },
 );
 
-export const EndpointList = Success(ListMessage('endpoints', EndpointShape), { description: "The account's webhook endpoints, newest first." });
+export const EndpointList = Success(ListMessage('endpoints', EndpointShape), {
+  description: "The account's webhook endpoints, newest first.",
+});
 export const EndpointCreated = Success(Type.Object({ id: Type.Integer({ description: "The new endpoint's id." }), secret: Secret }), {
   description: 'Created; the secret is shown here and on rotation only.',
 });
@@ -63,7 +73,9 @@ export const AttemptShape = Type.Object(
     event_id: Type.String({ description: 'The `webhook-id` of the event, the same on every attempt.' }),
     event_type: Type.String(),
     attempt: Type.Integer({ minimum: 1, description: 'Which attempt of this event to this endpoint.' }),
-    status_code: Nullable(Type.Integer({ description: "The receiver's HTTP status; null on a network error, a timeout or a refused address." })),
+    status_code: Nullable(
+      Type.Integer({ description: "The receiver's HTTP status; null on a network error, a timeout or a refused address." }),
+    ),
     error: Nullable(Type.String({ description: 'Why the attempt failed; null when it succeeded.' })),
     duration_ms: Type.Integer({ minimum: 0 }),
     created_at: Timestamp,

@@ -91,7 +91,12 @@ async function requireEndpoint(deps: AppDeps, userId: number, rawId: unknown): P
  * Changes the given fields of an endpoint. Enabling it clears its failing state; disabling it
  * gives up its pending deliveries (`failed`), in the same transaction.
  */
-export async function updateEndpoint(deps: AppDeps, userId: number, input: UpdateEndpointInput, schemaFailures: FieldErrors): Promise<void> {
+export async function updateEndpoint(
+  deps: AppDeps,
+  userId: number,
+  input: UpdateEndpointInput,
+  schemaFailures: FieldErrors,
+): Promise<void> {
   const rules = new Rules(schemaFailures);
   const row = rules.failed('id') ? undefined : await findEndpoint(deps.database.db, userId, input.id);
   if (!row && !rules.failed('id')) throw new NotFound(Rnf);
