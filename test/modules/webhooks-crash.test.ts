@@ -96,7 +96,14 @@ describe('webhook events survive SIGKILL of the process delivering them', () => 
       return c;
     };
     const attempts = async () =>
-      Number((await database.db.selectFrom('webhook_attempts').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+      Number(
+        (
+          await database.db
+            .selectFrom('webhook_attempts')
+            .select((eb) => eb.fn.countAll().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
 
     // The receiver is down: the worker's first attempts fail; it is killed in the middle.
     const first = await start();
