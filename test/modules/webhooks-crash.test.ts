@@ -1,12 +1,10 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ENGINE, freshDatabase } from '../helpers.js';
-import { ROOT } from '../support/run.js';
+import { freePort, startEntry, until, type Child } from '../support/processes.js';
 import { createDb, type Database } from '../../src/db/index.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { createAccount } from '../../src/modules/accounts/accounts.service.js';
@@ -15,40 +13,6 @@ import { isoMicros } from '../../src/util/time.js';
 import { assertSigned, emit, Receiver } from './webhooks.helpers.js';
 
 const EVENTS = 1000;
-
-function freePort(): Promise<number> {
-  return new Promise((done) => {
-    const srv = createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as { port: number }).port;
-      srv.close(() => done(port));
-    });
-  });
-}
-
-interface Child {
-  proc: ChildProcess;
-  stdout: string;
-  exited: Promise<number | null>;
-}
-
-/** The server (`src/main.ts` through tsx): the API with its mail and webhook workers. */
-function startServer(env: Record<string, string>): Child {
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const child: Child = { proc, stdout: '', exited: new Promise((r) => proc.on('close', (code) => r(code))) };
-  proc.stdout!.on('data', (d) => (child.stdout += d));
-  proc.stderr!.on('data', (d) => (child.stdout += d));
-  return child;
-}
-
-async function until(ok: () => boolean | Promise<boolean>, ms = 120_000): Promise<boolean> {
-  for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 50))) if (await ok()) return true;
-  return ok();
-}
 
 describe('webhook events survive SIGKILL of the process delivering them', () => {
   let database: Database;
@@ -91,7 +55,7 @@ describe('webhook events survive SIGKILL of the process delivering them', () => 
 
     const env = { DATABASE_URL: url, DATA_DIR: dir, APP_SECRET: 'test-secret', LOG_LEVEL: 'info', WEBHOOKS_ALLOW_PRIVATE: '1' };
     const start = async () => {
-      const c = startServer({ ...env, PORT: String(await freePort()) });
+      const c = startEntry('src/main.ts', { ...env, PORT: String(await freePort()) });
       children.push(c);
       return c;
     };
@@ -108,7 +72,7 @@ describe('webhook events survive SIGKILL of the process delivering them', () => 
     // The receiver is down: the worker's first attempts fail; it is killed in the middle.
     const first = await start();
     assert.ok(await until(() => first.stdout.includes('webhook worker started')), first.stdout);
-    assert.ok(await until(async () => (await attempts()) >= 200), 'attempts were made');
+    assert.ok(await until(async () => (await attempts()) >= 200, 120_000), 'attempts were made');
     first.proc.kill('SIGKILL');
     await first.exited;
     const delivered = await database.db.selectFrom('webhook_deliveries').select('id').where('state', '=', 'delivered').execute();
@@ -116,7 +80,7 @@ describe('webhook events survive SIGKILL of the process delivering them', () => 
 
     receiver = await Receiver.start(hookPort);
     const second = await start();
-    assert.ok(await until(() => receiver!.ids().size >= EVENTS), `received ${receiver.ids().size} of ${EVENTS}\n${second.stdout}`);
+    assert.ok(await until(() => receiver!.ids().size >= EVENTS, 120_000), `received ${receiver.ids().size} of ${EVENTS}\n${second.stdout}`);
     assert.deepEqual([...receiver.ids()].sort(), [...eventIds].sort());
     for (const r of receiver.received) assertSigned(r, secret);
     assert.ok(

@@ -4,6 +4,7 @@ import { Counter, type Registry } from 'prom-client';
 import { Webhook } from 'standardwebhooks';
 import type { AppDeps } from '../../deps.js';
 import { WEBHOOK_CHANNEL } from '../../events/outbox.js';
+import { idleWait } from '../../queue/idle.js';
 import { endpointsDisabled } from './webhooks.mail.js';
 import { createPoster } from './webhooks.post.js';
 import {
@@ -202,40 +203,21 @@ export function startWebhookWorker(deps: AppDeps, opts: WebhookWorkerOptions = {
   };
 
   // Idle waiting: a notification, a stop, or the timer ends it; a notification during a tick is remembered.
-  let woken = false;
-  let wakeIdle: (() => void) | null = null;
-  const unlisten =
-    opts.loop !== false
-      ? database.listener?.listen(WEBHOOK_CHANNEL, () => {
-          woken = true;
-          wakeIdle?.();
-        })
-      : undefined;
-  const idle = (ms: number) =>
-    new Promise<void>((resolve) => {
-      if (woken || stopping) return resolve();
-      const timer = setTimeout(done, ms);
-      function done() {
-        clearTimeout(timer);
-        wakeIdle = null;
-        resolve();
-      }
-      wakeIdle = done;
-    });
+  const idler = idleWait(opts.loop !== false ? database.listener : null, WEBHOOK_CHANNEL);
 
   const loop = async () => {
     while (!stopping) {
-      woken = false;
+      idler.reset();
       try {
         if ((await tick()) > 0) continue;
         let wait = database.listener?.isListening() ? idleMaxMs : pollMs;
         const due = await nextDeliveryDueAt(db);
         if (due) wait = Math.min(wait, due.getTime() - clock.now().getTime());
         // A floor: deliveries due but held by another worker's claim must not spin this one.
-        await idle(Math.max(50, wait));
+        await idler.wait(Math.max(50, wait));
       } catch (err) {
         log.error({ err, worker: id }, 'webhooks: tick failed; trying again shortly');
-        await idle(pollMs);
+        await idler.wait(pollMs);
       }
     }
   };
@@ -252,8 +234,7 @@ export function startWebhookWorker(deps: AppDeps, opts: WebhookWorkerOptions = {
     async stop() {
       if (stopping) return;
       stopping = true;
-      unlisten?.();
-      wakeIdle?.();
+      idler.stop();
       // Requests under way end within their time limit; none starts after this.
       await (looping ?? current ?? Promise.resolve()).then(
         () => undefined,
