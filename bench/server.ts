@@ -5,7 +5,7 @@
  * `GET /bench/one-write` (one single-row UPDATE committed) and
  * `GET /bench/contacts-page-no-total` (a contact list page without its total). With BENCH_WORKER=1
  * it also runs the mail queue worker in the process, as `npm start` does (transport from SMTP_URL),
- * and prints `BENCH_WORKER {"inFlightWindow":…}`. Keeping this here leaves src/ free of bench hooks.
+ * and prints `BENCH_WORKER {"inFlightWindow":…}`; with BENCH_WEBHOOKS=1 the webhook worker. Keeping this here leaves src/ free of bench hooks.
  * Prints `BENCH_READY <url>` on stdout once it listens (PORT=0 picks a free port).
  */
 import { buildApp } from '../src/app.js';
@@ -18,6 +18,7 @@ import { ListContactsQuery } from '../src/modules/contacts/contacts.schema.js';
 import { listContacts } from '../src/modules/contacts/contacts.service.js';
 import { MAIL_KINDS } from '../src/mail-kinds.js';
 import { startWorker } from '../src/queue/worker.js';
+import { startWebhookWorker } from '../src/modules/webhooks/webhooks.worker.js';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -57,11 +58,12 @@ async function main(): Promise<void> {
   }
   const url = await app.listen({ port: config.port, host: config.host });
   const worker = process.env.BENCH_WORKER === '1' ? startWorker(app.deps, MAIL_KINDS) : null;
+  const webhooks = process.env.BENCH_WEBHOOKS === '1' ? startWebhookWorker(app.deps) : null;
   if (worker) console.log(`BENCH_WORKER ${JSON.stringify({ inFlightWindow: worker.inFlightWindow })}`);
   console.log(`BENCH_READY ${url}`);
 
   const shutdown = async () => {
-    await Promise.all([app.close(), worker?.stop()]);
+    await Promise.all([app.close(), worker?.stop(), webhooks?.stop()]);
     await transport.close();
     await database.close();
     process.exit(0);

@@ -38,6 +38,7 @@ import { reportRoutes } from './inbound/report.routes.js';
 import { suppressionRoutes } from './modules/suppressions/suppressions.routes.js';
 import { formRoutes } from './modules/forms/forms.routes.js';
 import { subscribeRoutes } from './public/subscribe.routes.js';
+import { webhookRoutes } from './modules/webhooks/webhooks.routes.js';
 import { createMetricsRegistry, registerMetrics } from './ops/metrics.js';
 import { registerRequestLog } from './ops/request-log.js';
 
@@ -121,6 +122,7 @@ export async function buildApp(deps: AppInput): Promise<App> {
   await app.register(providerRoutes);
   await app.register(healthRoutes);
   await app.register(suppressionRoutes);
+  await app.register(webhookRoutes);
   await app.register(inboundRoutes);
   await app.register(reportRoutes);
   await app.register(formRoutes);

@@ -35,6 +35,8 @@ export interface Config {
   readonly snsCertFile: string | null;
   /** `/inbound/ses` is open when set (any value but `0`); SNS signatures are always checked. */
   readonly sesWebhook: boolean;
+  /** Outgoing webhooks may go to loopback, private and link-local addresses (a closed network, tests). */
+  readonly webhooksAllowPrivate: boolean;
 }
 
 type Env = Record<string, string | undefined>;
@@ -149,6 +151,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     postmarkWebhookAuth: env.POSTMARK_WEBHOOK_AUTH || null,
     snsCertFile: env.SNS_CERT_FILE || null,
     sesWebhook: Boolean(env.SES_WEBHOOK) && env.SES_WEBHOOK !== '0',
+    webhooksAllowPrivate: Boolean(env.WEBHOOKS_ALLOW_PRIVATE) && env.WEBHOOKS_ALLOW_PRIVATE !== '0',
     ...overrides,
   };
   return Object.freeze(config);

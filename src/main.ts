@@ -6,6 +6,7 @@ import { bootstrapAccount } from './modules/accounts/accounts.service.js';
 import { createTransport } from './delivery/transports.js';
 import { MAIL_KINDS } from './mail-kinds.js';
 import { startWorker } from './queue/worker.js';
+import { startWebhookWorker } from './modules/webhooks/webhooks.worker.js';
 import { startInboundSmtp } from './inbound/smtp-listener.js';
 import { runEntry, StartError, stopOnSignals } from './ops/process.js';
 
@@ -25,8 +26,8 @@ function listenProblem(err: unknown, config: Config): string | null {
 }
 
 /**
- * Process entry: config → db → migrate → http, and a mail queue worker in the same process (on
- * SQLite the only one; on PostgreSQL one among any `npm run worker`), and the inbound SMTP listener
+ * Process entry: config → db → migrate → http, and a mail queue worker and a webhook worker in the
+ * same process (on SQLite the only ones; on PostgreSQL ones among any `npm run worker`), and the inbound SMTP listener
  * for bounces when `INBOUND_SMTP_PORT` is set; graceful shutdown on SIGINT/SIGTERM.
  */
 async function main(): Promise<void> {
@@ -53,19 +54,20 @@ async function main(): Promise<void> {
     (err) => app.log.warn({ err }, 'mail transport check failed'),
   );
   const worker = startWorker(app.deps, MAIL_KINDS);
+  const webhooks = startWebhookWorker(app.deps);
   let inbound: Awaited<ReturnType<typeof startInboundSmtp>> | null = null;
   if (config.inboundSmtpPort !== null) {
     try {
       inbound = await startInboundSmtp(app.deps);
     } catch (err) {
-      await Promise.all([app.close(), worker.stop()]);
+      await Promise.all([app.close(), worker.stop(), webhooks.stop()]);
       throw new StartError(`Cannot listen for bounces on port ${config.inboundSmtpPort} (INBOUND_SMTP_PORT): ${(err as Error).message}`);
     }
   }
 
   stopOnSignals(app.log, async () => {
     // The worker finishes or releases the messages it holds while the server stops taking requests.
-    await Promise.all([app.close(), worker.stop(), inbound?.close()]);
+    await Promise.all([app.close(), worker.stop(), webhooks.stop(), inbound?.close()]);
     await transport.close();
     await database.close();
   });

@@ -7,10 +7,11 @@ import { createMetricsRegistry } from './ops/metrics.js';
 import { systemClock } from './util/clock.js';
 import { MAIL_KINDS } from './mail-kinds.js';
 import { startWorker } from './queue/worker.js';
+import { startWebhookWorker } from './modules/webhooks/webhooks.worker.js';
 import { runEntry, StartError, stopOnSignals } from './ops/process.js';
 
 /**
- * Process entry of `npm run worker`: a mail queue worker alone, beside the servers and other
+ * Process entry of `npm run worker`: a mail queue worker and a webhook worker, beside the servers and other
  * workers on the same PostgreSQL database (they share the queue with no coordinator). SQLite
  * has one worker, inside the server (`npm start`), so this refuses to run on it.
  */
@@ -28,9 +29,10 @@ async function main(): Promise<void> {
   const log = Fastify({ logger: { level: config.logLevel } }).log;
   const deps = { config, database, transport, log, metrics: createMetricsRegistry(), clock: systemClock };
   const worker = startWorker(deps, MAIL_KINDS);
+  const webhooks = startWebhookWorker(deps);
 
   stopOnSignals(log, async () => {
-    await worker.stop();
+    await Promise.all([worker.stop(), webhooks.stop()]);
     await transport.close();
     await database.close();
   });

@@ -49,6 +49,15 @@ export function takesEvent(events: string, type: string): boolean {
   }
 }
 
+/** Rows per insert: six values each stays well under both engines' limit of bound parameters. */
+const ROWS_PER_INSERT = 500;
+
+function chunks<T>(rows: T[]): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) out.push(rows.slice(i, i + ROWS_PER_INSERT));
+  return out;
+}
+
 /**
  * Writes events into the outbox in `trx`, the transaction of what caused them, so an event exists
  * exactly when its cause is committed. An event is written only for an account with an enabled
@@ -74,36 +83,43 @@ export async function emitEvents(trx: Db, now: Date, events: readonly OutgoingEv
     .filter((w) => w.to.length > 0)
     .map((w) => ({ ...w, eventId: newEventId() }));
   if (wanted.length === 0) return 0;
-  const rows = await trx
-    .insertInto('webhook_events')
-    .values(
-      wanted.map((w) => ({
-        user_id: w.e.userId,
-        event_id: w.eventId,
-        type: w.e.type,
-        body: JSON.stringify({ type: w.e.type, timestamp, data: w.e.data }),
-        email_key: w.e.email ? w.e.email.toLowerCase() : null,
-        created_at: at,
-      })),
-    )
-    .returning(['id', 'event_id'])
-    .execute();
-  const idOf = new Map(rows.map((r) => [r.event_id, Number(r.id)]));
-  await trx
-    .insertInto('webhook_deliveries')
-    .values(
-      wanted.flatMap((w) =>
-        w.to.map((endpointId) => ({
+  const idOf = new Map<string, number>();
+  for (const part of chunks(wanted)) {
+    const rows = await trx
+      .insertInto('webhook_events')
+      .values(
+        part.map((w) => ({
           user_id: w.e.userId,
-          event_id: idOf.get(w.eventId)!,
-          endpoint_id: endpointId,
-          next_attempt_at: at,
+          event_id: w.eventId,
+          type: w.e.type,
+          body: JSON.stringify({ type: w.e.type, timestamp, data: w.e.data }),
+          email_key: w.e.email ? w.e.email.toLowerCase() : null,
           created_at: at,
-          updated_at: at,
         })),
-      ),
-    )
-    .execute();
-  if (engineOf(trx) === 'postgres') await sql`select pg_notify(${WEBHOOK_CHANNEL}, '')`.execute(trx);
+      )
+      .returning(['id', 'event_id'])
+      .execute();
+    for (const r of rows) idOf.set(r.event_id, Number(r.id));
+  }
+  const deliveries = wanted.flatMap((w) =>
+    w.to.map((endpointId) => ({
+      user_id: w.e.userId,
+      event_id: idOf.get(w.eventId)!,
+      endpoint_id: endpointId,
+      next_attempt_at: at,
+      created_at: at,
+      updated_at: at,
+    })),
+  );
+  for (const part of chunks(deliveries)) await trx.insertInto('webhook_deliveries').values(part).execute();
+  await wakeWebhookWorkers(trx);
   return wanted.length;
+}
+
+/**
+ * Tells idle webhook workers that a delivery is due. On PostgreSQL the notification goes out at
+ * the commit of `db`'s transaction (and not at all on rollback); SQLite's one worker polls.
+ */
+export async function wakeWebhookWorkers(db: Db): Promise<void> {
+  if (engineOf(db) === 'postgres') await sql`select pg_notify(${WEBHOOK_CHANNEL}, '')`.execute(db);
 }

@@ -52,6 +52,11 @@ const TAGS: Array<{ name: string; description: string; prefixes: string[] }> = [
     prefixes: ['/bounces/', '/suppressions', '/inbound/email/'],
   },
   { name: 'Forms', description: 'Sign-up forms with double opt-in, and their public side (no keys).', prefixes: ['/forms', '/subscribe/'] },
+  {
+    name: 'Webhooks',
+    description: "Outgoing webhooks: the account's receivers of events (signed, Standard Webhooks) and their delivery attempts.",
+    prefixes: ['/webhooks/'],
+  },
   { name: 'Geo', description: 'Countries, states and cities (the ids contacts and senders use).', prefixes: ['/get/country-state-city'] },
   {
     name: 'Relay webhooks',

@@ -6,6 +6,7 @@ import { classifyBounce } from '../delivery/bounce-classes.js';
 import { SMTP_POOL_CONNECTIONS } from '../delivery/transports.js';
 import { relayDispatcher, RelaysPaused, RelayWaitAborted } from '../delivery/relays.js';
 import { TransportError, type MailMessage, type Rendered, type Transport } from '../delivery/transport.js';
+import { idleWait } from './idle.js';
 import { queueMetrics } from './queue.metrics.js';
 import {
   QUEUE_CHANNEL,
@@ -288,34 +289,17 @@ export function startWorker(deps: AppDeps, kinds: MailKinds, opts: WorkerOptions
   };
 
   // Idle waiting: a notification, a stop, or the timer ends it; a notification during a tick is remembered.
-  let woken = false;
-  let wakeIdle: (() => void) | null = null;
-  const wake = () => {
-    woken = true;
-    wakeIdle?.();
-  };
-  const unlisten = opts.loop !== false ? database.listener?.listen(QUEUE_CHANNEL, wake) : undefined;
-  const idle = (ms: number) =>
-    new Promise<void>((resolve) => {
-      if (woken || stopping) return resolve();
-      const timer = setTimeout(done, ms);
-      function done() {
-        clearTimeout(timer);
-        wakeIdle = null;
-        resolve();
-      }
-      wakeIdle = done;
-    });
+  const idler = idleWait(opts.loop !== false ? database.listener : null, QUEUE_CHANNEL);
 
   const loop = async () => {
     while (!stopping) {
-      woken = false;
+      idler.reset();
       let claimed: number;
       try {
         claimed = await tick();
       } catch (err) {
         log.error({ err, worker: id }, 'mail queue: tick failed; trying again shortly');
-        await idle(pollMs);
+        await idler.wait(pollMs);
         continue;
       }
       if (claimed > 0) continue;
@@ -330,7 +314,7 @@ export function startWorker(deps: AppDeps, kinds: MailKinds, opts: WorkerOptions
         log.warn({ err, worker: id }, 'mail queue: next due time not read');
       }
       // A floor: rows due but held by another worker's claim must not spin this one.
-      await idle(Math.max(50, wait));
+      await idler.wait(Math.max(50, wait));
     }
   };
 
@@ -349,8 +333,7 @@ export function startWorker(deps: AppDeps, kinds: MailKinds, opts: WorkerOptions
       if (stopping) return;
       stopping = true;
       stopWaits.abort();
-      unlisten?.();
-      wakeIdle?.();
+      idler.stop();
       const running = (looping ?? current ?? Promise.resolve()).then(
         () => undefined,
         () => undefined,

@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Database } from '../../src/db/index.js';
 import { createAccount } from '../../src/modules/accounts/accounts.service.js';
@@ -10,32 +9,7 @@ import { isoMicros } from '../../src/util/time.js';
 import { ENGINE, freshDatabase } from '../helpers.js';
 import { queueSystemMails } from '../queue/queue.helpers.js';
 import { SmtpSink } from '../support/smtp-sink.js';
-
-const ROOT = resolve(import.meta.dirname, '../..');
-
-interface Child {
-  proc: ChildProcess;
-  stdout: string;
-  exited: Promise<number | null>;
-}
-
-/** A worker process (`src/worker.ts` through tsx), its output collected. */
-function startWorkerProcess(env: Record<string, string>): Child {
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/worker.ts'], {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const child: Child = { proc, stdout: '', exited: new Promise((r) => proc.on('close', (code) => r(code))) };
-  proc.stdout!.on('data', (d) => (child.stdout += d));
-  proc.stderr!.on('data', (d) => (child.stdout += d));
-  return child;
-}
-
-async function until(ok: () => boolean | Promise<boolean>, ms = 60_000): Promise<boolean> {
-  for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 50))) if (await ok()) return true;
-  return ok();
-}
+import { startEntry, until, type Child } from '../support/processes.js';
 
 describe('a worker killed while relays throttle', { skip: ENGINE !== 'postgres' && 'worker processes need PostgreSQL' }, () => {
   let database: Database;
@@ -77,7 +51,7 @@ describe('a worker killed while relays throttle', { skip: ENGINE !== 'postgres' 
     const emails = await queueSystemMails(database.db, userId, 600, new Date(), 'crash');
     throttling.reject(/./, 421);
     slow.delayMs = 20;
-    const victim = startWorkerProcess(env);
+    const victim = startEntry('src/worker.ts', env);
     children.push(victim);
     assert.ok(await until(async () => slow.messages.length >= 100 && (await count('sending')) > 0), 'the worker is sending');
     assert.match(victim.stdout, /relay paused/);
@@ -92,7 +66,7 @@ describe('a worker killed while relays throttle', { skip: ENGINE !== 'postgres' 
       .execute();
     throttling.acceptAll();
     slow.delayMs = 0;
-    const successor = startWorkerProcess(env);
+    const successor = startEntry('src/worker.ts', env);
     children.push(successor);
     assert.ok(await until(async () => (await count('sent')) === 600), 'the successor finishes');
     const got = new Map<string, number>();

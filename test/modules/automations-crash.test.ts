@@ -1,12 +1,10 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ENGINE, freshDatabase } from '../helpers.js';
-import { ROOT } from '../support/run.js';
+import { freePort, startEntry, until, type Child } from '../support/processes.js';
 import { SmtpSink } from '../support/smtp-sink.js';
 import { createDb, type Database } from '../../src/db/index.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
@@ -15,40 +13,6 @@ import { isoMicros } from '../../src/util/time.js';
 import { senderForm } from './senders.helpers.js';
 
 const PEOPLE = 1200;
-
-function freePort(): Promise<number> {
-  return new Promise((done) => {
-    const srv = createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as { port: number }).port;
-      srv.close(() => done(port));
-    });
-  });
-}
-
-interface Child {
-  proc: ChildProcess;
-  stdout: string;
-  exited: Promise<number | null>;
-}
-
-/** The server (`src/main.ts` through tsx): the API and its in-process queue worker. */
-function startServer(env: Record<string, string>): Child {
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const child: Child = { proc, stdout: '', exited: new Promise((r) => proc.on('close', (code) => r(code))) };
-  proc.stdout!.on('data', (d) => (child.stdout += d));
-  proc.stderr!.on('data', (d) => (child.stdout += d));
-  return child;
-}
-
-async function until(ok: () => boolean | Promise<boolean>, ms = 90_000): Promise<boolean> {
-  for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 50))) if (await ok()) return true;
-  return ok();
-}
 
 async function countState(database: Database, state: 'sent' | 'sending'): Promise<number> {
   const row = await database.db
@@ -93,7 +57,7 @@ describe('an automation survives SIGKILL of the process sending it', () => {
     const port = await freePort();
     const env = { DATABASE_URL: url, SMTP_URL: sink.url, DATA_DIR: dir, APP_SECRET: 'test-secret', PORT: String(port), LOG_LEVEL: 'info' };
     const start = () => {
-      const c = startServer(env);
+      const c = startEntry('src/main.ts', env);
       children.push(c);
       return c;
     };

@@ -1,0 +1,94 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ENGINE, freshDatabase } from '../helpers.js';
+import { freePort, startEntry, until, type Child } from '../support/processes.js';
+import { createDb, type Database } from '../../src/db/index.js';
+import { migrateToLatest } from '../../src/db/migrate.js';
+import { createAccount } from '../../src/modules/accounts/accounts.service.js';
+import { newSecret } from '../../src/modules/webhooks/webhooks.service.js';
+import { isoMicros } from '../../src/util/time.js';
+import { assertSigned, emit, Receiver } from './webhooks.helpers.js';
+
+const EVENTS = 1000;
+
+describe('webhook events survive SIGKILL of the process delivering them', () => {
+  let database: Database;
+  let drop: () => Promise<void>;
+  let url: string;
+  let dir: string;
+  const children: Child[] = [];
+  let receiver: Receiver | null = null;
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'campaign-hooks-crash-'));
+    if (ENGINE === 'postgres') ({ database, drop, url } = await freshDatabase());
+    else {
+      url = `sqlite:${join(dir, 'campaign.db')}`;
+      database = createDb(url);
+      await migrateToLatest(database.db);
+      drop = () => database.close();
+    }
+  });
+  after(async () => {
+    for (const c of children) if (c.proc.exitCode === null && c.proc.signalCode === null) c.proc.kill('SIGKILL');
+    await Promise.all(children.map((c) => c.exited));
+    await receiver?.close();
+    await drop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('killed while its receiver is down and started again with it up: every event arrives', async () => {
+    const { user_id } = await createAccount(database.db, 'Crash');
+    const hookPort = await freePort();
+    const secret = newSecret();
+    const at = isoMicros();
+    await database.db
+      .insertInto('webhook_endpoints')
+      .values({ user_id, url: `http://127.0.0.1:${hookPort}/hook`, events: '["*"]', secret, created_at: at, updated_at: at })
+      .execute();
+    for (let i = 0; i < EVENTS; i += 10) await emit(database, user_id, 10);
+    const eventIds = (await database.db.selectFrom('webhook_events').select('event_id').execute()).map((e) => e.event_id);
+    assert.equal(eventIds.length, EVENTS);
+
+    const env = { DATABASE_URL: url, DATA_DIR: dir, APP_SECRET: 'test-secret', LOG_LEVEL: 'info', WEBHOOKS_ALLOW_PRIVATE: '1' };
+    const start = async () => {
+      const c = startEntry('src/main.ts', { ...env, PORT: String(await freePort()) });
+      children.push(c);
+      return c;
+    };
+    const attempts = async () =>
+      Number(
+        (
+          await database.db
+            .selectFrom('webhook_attempts')
+            .select((eb) => eb.fn.countAll().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+
+    // The receiver is down: the worker's first attempts fail; it is killed in the middle.
+    const first = await start();
+    assert.ok(await until(() => first.stdout.includes('webhook worker started')), first.stdout);
+    assert.ok(await until(async () => (await attempts()) >= 200, 120_000), 'attempts were made');
+    first.proc.kill('SIGKILL');
+    await first.exited;
+    const delivered = await database.db.selectFrom('webhook_deliveries').select('id').where('state', '=', 'delivered').execute();
+    assert.equal(delivered.length, 0);
+
+    receiver = await Receiver.start(hookPort);
+    const second = await start();
+    assert.ok(await until(() => receiver!.ids().size >= EVENTS, 120_000), `received ${receiver.ids().size} of ${EVENTS}\n${second.stdout}`);
+    assert.deepEqual([...receiver.ids()].sort(), [...eventIds].sort());
+    for (const r of receiver.received) assertSigned(r, secret);
+    assert.ok(
+      await until(async () => {
+        const left = await database.db.selectFrom('webhook_deliveries').select('id').where('state', '!=', 'delivered').execute();
+        return left.length === 0;
+      }),
+      'every delivery is marked delivered',
+    );
+  });
+});
