@@ -1,19 +1,20 @@
 /**
  * `npm run bench:webhooks`: can outgoing webhooks keep up with the mail? Measures, per engine:
- * (a) the mail: a single send to N contacts through the server (its queue worker in the process)
- *     into the SMTP sink: messages/s, from create until every message arrived;
- * (b) the webhooks: N `message.delivered` events written through `emitEvents` in transactions of
- *     10 (as the mail's sent marks write them), then the server's webhook worker posting each to a
- *     local `node:http` receiver (in this process) subscribed to `message.delivered`: events/s,
- *     from the worker's start until the receiver has every event and every delivery is marked.
- * Prints events/s beside messages/s and the ratio (target ≥ 1: the webhooks keep up).
+ * (a) the baseline: a single send to N contacts through the server (its queue worker in the
+ *     process) into the SMTP sink, no endpoint: messages/s, from create until status 3 and every
+ *     message arrived;
+ * (b) the same send again with an endpoint taking `message.delivered` on a local `node:http`
+ *     receiver (in this process), the server running its mail and webhook workers: the events are
+ *     written by the mail's sent marks and posted while the mail goes out. events/s = N ÷ (create
+ *     → the last event's arrival).
+ * Prints events/s beside (a)'s messages/s and the ratio (target ≥ 1: the webhooks keep up), and
+ * how long after the send's status 3 the last event arrived (target ≤ 10 s).
  * Knobs (env): N or BENCH_RECIPIENTS (100000), BENCH_ENGINES (sqlite,postgres).
  */
 import { createServer } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { emitEvents } from '../src/events/outbox.js';
 import { newSecret } from '../src/modules/webhooks/webhooks.service.js';
 import { isoMicros } from '../src/util/time.js';
 import { benchDatabase, seedAccount, seedContacts, type Engine } from './lib/db.js';
@@ -27,24 +28,25 @@ const ENGINES = (process.env.BENCH_ENGINES ?? 'sqlite,postgres').split(',') as E
 const DATA = mkdtempSync(join(tmpdir(), 'bench-webhooks-'));
 
 /** A receiver that answers 204 to every POST and counts the distinct `webhook-id`s. */
-async function startReceiver(): Promise<{ url: string; ids: Set<string>; close(): Promise<void> }> {
+async function startReceiver(): Promise<{ url: string; ids: Set<string>; lastAt: number; close(): Promise<void> }> {
   const ids = new Set<string>();
+  const receiver = { url: '', ids, lastAt: 0, close: async () => {} };
   const server = createServer((req, res) => {
     req.resume();
     req.on('end', () => {
+      const before = ids.size;
       ids.add(String(req.headers['webhook-id']));
+      if (ids.size > before) receiver.lastAt = performance.now();
       res.writeHead(204).end();
     });
   });
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  return {
-    url: `http://127.0.0.1:${(server.address() as { port: number }).port}/hook`,
-    ids,
-    close: () => {
-      server.closeAllConnections();
-      return new Promise((done) => server.close(() => done()));
-    },
+  receiver.url = `http://127.0.0.1:${(server.address() as { port: number }).port}/hook`;
+  receiver.close = () => {
+    server.closeAllConnections();
+    return new Promise((done) => server.close(() => done()));
   };
+  return receiver;
 }
 
 async function until(ok: () => boolean | Promise<boolean>): Promise<void> {
@@ -75,41 +77,36 @@ async function benchEngine(engine: Engine, sink: BenchSink): Promise<void> {
     }
     console.log(`send                         ${fmt(mailRate).padStart(10)} msg/s`);
 
-    // (b) The events, written as the mail's marks write them, then delivered.
+    // (b) The same send again, now with an endpoint taking `message.delivered`: the mail's sent
+    // marks write the events, and the server's webhook worker posts them while the mail goes out.
     const at = isoMicros();
     await bench.db
       .insertInto('webhook_endpoints')
       .values({ user_id, url: receiver.url, events: '["message.delivered"]', secret: newSecret(), created_at: at, updated_at: at })
       .execute();
-    const e0 = performance.now();
-    for (let i = 0; i < N; i += 10) {
-      const batch = Array.from({ length: Math.min(10, N - i) }, (_, j) => {
-        const email = `contact${i + j}@bench.example.com`;
-        return {
-          userId: user_id,
-          type: 'message.delivered' as const,
-          data: { source: 'single_send', utr: 'bench', email, contact_id: i + j + 1, message_id: `<m${i + j}@bench.example.com>` },
-          email,
-        };
-      });
-      await bench.db.transaction().execute((trx) => emitEvents(trx, new Date(), batch));
-    }
-    const emitRate = (N / (performance.now() - e0)) * 1000;
-    const hookServer = await startServer({ env: { ...env, BENCH_WEBHOOKS: '1', WEBHOOKS_ALLOW_PRIVATE: '1' } });
-    let hookRate: number;
+    await sink.reset();
+    const server = await startServer({ env: { ...env, BENCH_WORKER: '1', BENCH_WEBHOOKS: '1', WEBHOOKS_ALLOW_PRIVATE: '1' } });
+    let withHooksRate: number;
+    let eventRate: number;
+    let lagMs: number;
     try {
       const t0 = performance.now();
-      await until(async () => {
-        if (receiver.ids.size < N) return false;
-        const left = await bench.db.selectFrom('webhook_deliveries').select('id').where('state', '!=', 'delivered').limit(1).execute();
-        return left.length === 0;
-      });
-      hookRate = (N / (performance.now() - t0)) * 1000;
+      const utr = await createSend(server.url, headers, sendForm(base, typeIds[0], 'Bench webhooks send, with an endpoint'));
+      await waitCompleted(server.url, headers, utr, sink, N, { everyMs: 50 });
+      const completed = performance.now();
+      await until(() => receiver.ids.size >= N);
+      const last = receiver.lastAt;
+      withHooksRate = (N / (completed - t0)) * 1000;
+      eventRate = (N / (last - t0)) * 1000;
+      lagMs = Math.max(0, last - completed);
     } finally {
-      await hookServer.stop();
+      await server.stop();
     }
-    console.log(`emitEvents (10 a transaction) ${fmt(emitRate).padStart(9)} events/s written`);
-    printFigure('webhook deliveries', hookRate, { label: 'send', value: mailRate }, '/s', 1);
+    console.log(`send with the endpoint        ${fmt(withHooksRate).padStart(9)} msg/s`);
+    printFigure('webhook events delivered', eventRate, { label: 'send alone', value: mailRate }, '/s', 1);
+    console.log(
+      `last event after status 3     ${(lagMs / 1000).toFixed(1).padStart(9)} s   (target ≤ 10 s ${lagMs <= 10_000 ? 'met' : 'MISSED'})`,
+    );
     if (receiver.ids.size !== N) throw new Error(`receiver got ${receiver.ids.size} distinct events of ${N}`);
   } finally {
     await receiver.close();
