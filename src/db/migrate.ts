@@ -15,8 +15,8 @@ import * as m012 from './migrations/012_relays.js';
 import * as m013 from './migrations/013_bounces.js';
 import * as m014 from './migrations/014_clicks.js';
 import * as m015 from './migrations/015_webhooks.js';
-import * as m017 from './migrations/017_signup_forms.js';
-import * as m018 from './migrations/018_erasure.js';
+import * as m016 from './migrations/016_signup_forms.js';
+import * as m017 from './migrations/017_erasure.js';
 
 /** Every migration, in order. A new migration is one import and one line here. */
 const migrations: Record<string, Migration> = {
@@ -35,8 +35,8 @@ const migrations: Record<string, Migration> = {
   '013_bounces': m013,
   '014_clicks': m014,
   '015_webhooks': m015,
-  '017_signup_forms': m017,
-  '018_erasure': m018,
+  '016_signup_forms': m016,
+  '017_erasure': m017,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -461,7 +461,7 @@ export interface WebhookAttemptTable {
   next_attempt_at: string | null;
 }
 
-/** An account's sign-up form (see migration 017). `fields`: JSON array of the field names it asks for. */
+/** An account's sign-up form (see migration 016). `fields`: JSON array of the field names it asks for. */
 export interface SignupFormTable {
   id: Generated<number>;
   user_id: number;
@@ -516,7 +516,7 @@ export interface ContactConsentTable {
   created_at: string;
 }
 
-/** An address the account erased, as a keyed hash (see migration 018): the queue never mails it for the account. */
+/** An address the account erased, as a keyed hash (see migration 017): the queue never mails it for the account. */
 export interface ErasedAddressTable {
   id: Generated<number>;
   user_id: number;
