@@ -31,6 +31,7 @@ import { imageRoutes } from './public/images.routes.js';
 import { clickRoutes, trackingRoutes } from './public/tracking.routes.js';
 import { unsubscribePageRoutes } from './public/unsubscribe.routes.js';
 import { designPreviewRoutes } from './public/design-preview.routes.js';
+import { consoleRoutes } from './public/console.routes.js';
 import { providerRoutes } from './inbound/providers.routes.js';
 import { healthRoutes } from './ops/health.routes.js';
 import { inboundRoutes } from './inbound/inbound.routes.js';
@@ -116,6 +117,7 @@ export async function buildApp(deps: AppInput): Promise<App> {
   await app.register(clickRoutes);
   await app.register(unsubscribePageRoutes);
   await app.register(designPreviewRoutes);
+  await app.register(consoleRoutes(deps.config.consoleDir));
   await app.register(providerRoutes);
   await app.register(healthRoutes);
   await app.register(suppressionRoutes);

@@ -1,6 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 /** The service configuration, parsed once from the environment (variables listed in the README). */
 export interface Config {
@@ -35,6 +36,8 @@ export interface Config {
   readonly snsCertFile: string | null;
   /** `/inbound/ses` is open when set (any value but `0`); SNS signatures are always checked. */
   readonly sesWebhook: boolean;
+  /** The built console served at /app (`npm run build` writes it); not from the environment, tests point it elsewhere. */
+  readonly consoleDir: string;
 }
 
 type Env = Record<string, string | undefined>;
@@ -149,6 +152,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     postmarkWebhookAuth: env.POSTMARK_WEBHOOK_AUTH || null,
     snsCertFile: env.SNS_CERT_FILE || null,
     sesWebhook: Boolean(env.SES_WEBHOOK) && env.SES_WEBHOOK !== '0',
+    // dist/console of the package, from src/ (tests, tsx) and from dist/ (npm start) alike.
+    consoleDir: fileURLToPath(new URL('../dist/console', import.meta.url)),
     ...overrides,
   };
   return Object.freeze(config);

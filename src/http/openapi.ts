@@ -57,7 +57,7 @@ const TAGS: Array<{ name: string; description: string; prefixes: string[] }> = [
   {
     name: 'Public pages',
     description:
-      'The open pixel, the click redirect and the unsubscribe preferences page linked from each mail, and the design preview of automation emails; no keys needed.',
+      'The open pixel, the click redirect and the unsubscribe preferences page linked from each mail, the design preview of automation emails, and the console (`/app`); no keys needed.',
     prefixes: ['/t/open/', '/t/click/', '/u/', '/designs/'],
   },
   {
