@@ -37,6 +37,7 @@ import { healthRoutes } from './ops/health.routes.js';
 import { inboundRoutes } from './inbound/inbound.routes.js';
 import { reportRoutes } from './inbound/report.routes.js';
 import { suppressionRoutes } from './modules/suppressions/suppressions.routes.js';
+import { overviewRoutes } from './modules/overview/overview.routes.js';
 import { createMetricsRegistry, registerMetrics } from './ops/metrics.js';
 import { registerRequestLog } from './ops/request-log.js';
 
@@ -121,6 +122,7 @@ export async function buildApp(deps: AppInput): Promise<App> {
   await app.register(providerRoutes);
   await app.register(healthRoutes);
   await app.register(suppressionRoutes);
+  await app.register(overviewRoutes);
   await app.register(inboundRoutes);
   await app.register(reportRoutes);
   return app;

@@ -47,6 +47,7 @@ const TAGS: Array<{ name: string; description: string; prefixes: string[] }> = [
       'Bounces and spam complaints that arrive after the send (raw mail, keyed reports) and the suppressed addresses they leave.',
     prefixes: ['/bounces/', '/suppressions', '/inbound/email/'],
   },
+  { name: 'Account', description: "The account's campaign figures at a glance.", prefixes: ['/account/'] },
   { name: 'Geo', description: 'Countries, states and cities (the ids contacts and senders use).', prefixes: ['/get/country-state-city'] },
   {
     name: 'Relay webhooks',

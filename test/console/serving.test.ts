@@ -11,7 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setup, type TestContext } from '../helpers.js';
 
-const INDEX = '<!doctype html><html lang="en"><head><script type="module" src="/app/assets/index-AbC123.js"></script></head><body></body></html>';
+const INDEX =
+  '<!doctype html><html lang="en"><head><script type="module" src="/app/assets/index-AbC123.js"></script></head><body></body></html>';
 
 describe('serving the console at /app', () => {
   let t: TestContext;
@@ -40,7 +41,13 @@ describe('serving the console at /app', () => {
       assert.match(String(r.headers['content-type']), /^text\/html/);
       assert.equal(r.headers['cache-control'], 'no-cache');
       const csp = String(r.headers['content-security-policy']);
-      for (const directive of ["script-src 'self'", "style-src 'self'", "connect-src 'self'", "frame-ancestors 'none'", "object-src 'none'"])
+      for (const directive of [
+        "script-src 'self'",
+        "style-src 'self'",
+        "connect-src 'self'",
+        "frame-ancestors 'none'",
+        "object-src 'none'",
+      ])
         assert.ok(csp.includes(directive), `${directive} in ${csp}`);
       assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval|http/);
       assert.equal(r.headers['x-frame-options'], 'DENY');
