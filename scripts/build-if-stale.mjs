@@ -1,6 +1,6 @@
-// Runs before `npm start` and the CLI scripts: rebuilds dist/ when a source file is newer than the
-// last build, so edited code never runs stale, while an up-to-date start costs a directory walk
-// (tens of milliseconds) instead of a compile (several seconds). Plain JavaScript: it runs before
+// Runs before `npm start` and the CLI scripts: rebuilds dist/ (and the console, dist/console) when a
+// source file is newer than the last build, so edited code never runs stale, while an up-to-date
+// start costs a directory walk (tens of milliseconds) instead of a compile (several seconds). Plain JavaScript: it runs before
 // anything is compiled. tsc's output goes to stderr, keeping stdout for the command's own output.
 import { spawnSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
@@ -29,16 +29,26 @@ function newest(dir) {
   return max;
 }
 
+/** Runs a tool of node_modules with plain node; its output goes to stderr. Exits on failure. */
+function run(args) {
+  const r = spawnSync(process.execPath, args, { cwd: root, stdio: ['ignore', process.stderr, process.stderr] });
+  if (r.status !== 0) process.exit(r.status ?? 1);
+}
+
 const sources = Math.max(newest(join(root, 'src')), mtime(join(root, 'tsconfig.json')), mtime(join(root, 'tsconfig.build.json')));
 if (sources > built) {
   process.stderr.write('Sources changed since the last build: compiling (npm run build)…\n');
-  const tsc = spawnSync(
-    process.execPath,
-    [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(root, 'tsconfig.build.json')],
-    {
-      cwd: root,
-      stdio: ['ignore', process.stderr, process.stderr],
-    },
-  );
-  process.exit(tsc.status ?? 1);
+  run([join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(root, 'tsconfig.build.json')]);
+}
+// The console (web/ → dist/console), served at /app: rebuilt when its sources are newer than its page.
+if (newest(join(root, 'web')) > mtime(join(root, 'dist', 'console', 'index.html'))) {
+  process.stderr.write('Console sources changed since the last build: building it (vite build)…\n');
+  run([
+    join(root, 'node_modules', 'vite', 'bin', 'vite.js'),
+    'build',
+    '--config',
+    join(root, 'web', 'vite.config.ts'),
+    '--logLevel',
+    'warn',
+  ]);
 }

@@ -31,6 +31,7 @@ import { imageRoutes } from './public/images.routes.js';
 import { clickRoutes, trackingRoutes } from './public/tracking.routes.js';
 import { unsubscribePageRoutes } from './public/unsubscribe.routes.js';
 import { designPreviewRoutes } from './public/design-preview.routes.js';
+import { consoleRoutes } from './public/console.routes.js';
 import { providerRoutes } from './inbound/providers.routes.js';
 import { healthRoutes } from './ops/health.routes.js';
 import { inboundRoutes } from './inbound/inbound.routes.js';
@@ -39,6 +40,7 @@ import { suppressionRoutes } from './modules/suppressions/suppressions.routes.js
 import { formRoutes } from './modules/forms/forms.routes.js';
 import { subscribeRoutes } from './public/subscribe.routes.js';
 import { webhookRoutes } from './modules/webhooks/webhooks.routes.js';
+import { overviewRoutes } from './modules/overview/overview.routes.js';
 import { createMetricsRegistry, registerMetrics } from './ops/metrics.js';
 import { registerRequestLog } from './ops/request-log.js';
 
@@ -119,10 +121,12 @@ export async function buildApp(deps: AppInput): Promise<App> {
   await app.register(clickRoutes);
   await app.register(unsubscribePageRoutes);
   await app.register(designPreviewRoutes);
+  await app.register(consoleRoutes(deps.config.consoleDir));
   await app.register(providerRoutes);
   await app.register(healthRoutes);
   await app.register(suppressionRoutes);
   await app.register(webhookRoutes);
+  await app.register(overviewRoutes);
   await app.register(inboundRoutes);
   await app.register(reportRoutes);
   await app.register(formRoutes);

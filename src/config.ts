@@ -1,6 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 /** The service configuration, parsed once from the environment (variables listed in the README). */
 export interface Config {
@@ -37,6 +38,8 @@ export interface Config {
   readonly sesWebhook: boolean;
   /** Outgoing webhooks may go to loopback, private and link-local addresses (a closed network, tests). */
   readonly webhooksAllowPrivate: boolean;
+  /** The built console served at /app (`npm run build` writes it); not from the environment, tests point it elsewhere. */
+  readonly consoleDir: string;
 }
 
 type Env = Record<string, string | undefined>;
@@ -152,6 +155,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     snsCertFile: env.SNS_CERT_FILE || null,
     sesWebhook: Boolean(env.SES_WEBHOOK) && env.SES_WEBHOOK !== '0',
     webhooksAllowPrivate: Boolean(env.WEBHOOKS_ALLOW_PRIVATE) && env.WEBHOOKS_ALLOW_PRIVATE !== '0',
+    // dist/console of the package, from src/ (tests, tsx) and from dist/ (npm start) alike.
+    consoleDir: fileURLToPath(new URL('../dist/console', import.meta.url)),
     ...overrides,
   };
   return Object.freeze(config);

@@ -10,6 +10,15 @@ export function engineOf(db: Kysely<any> | Transaction<any>): Engine {
   return db.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite';
 }
 
+/**
+ * A text column compared byte by byte (code point order), as the index of migration 018 holds it:
+ * on PostgreSQL with `collate "C"` (the database's own collation may ignore punctuation), on SQLite
+ * as it is (SQLite compares text bytewise).
+ */
+export function byteOrder(engine: Engine, column: string): RawBuilder<string> {
+  return engine === 'postgres' ? sql<string>`(${sql.ref(column)} collate "C")` : sql<string>`${sql.ref(column)}`;
+}
+
 /** Adds an auto-incrementing integer primary key `id`. */
 export function withId<T extends { addColumn: (...a: any[]) => T }>(engine: Engine, table: T): T {
   return engine === 'postgres'

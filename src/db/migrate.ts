@@ -17,6 +17,7 @@ import * as m014 from './migrations/014_clicks.js';
 import * as m015 from './migrations/015_webhooks.js';
 import * as m016 from './migrations/016_signup_forms.js';
 import * as m017 from './migrations/017_erasure.js';
+import * as m018 from './migrations/018_console_indexes.js';
 
 /** Every migration, in order. A new migration is one import and one line here. */
 const migrations: Record<string, Migration> = {
@@ -37,6 +38,7 @@ const migrations: Record<string, Migration> = {
   '015_webhooks': m015,
   '016_signup_forms': m016,
   '017_erasure': m017,
+  '018_console_indexes': m018,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

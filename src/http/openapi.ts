@@ -57,6 +57,7 @@ const TAGS: Array<{ name: string; description: string; prefixes: string[] }> = [
     description: "Outgoing webhooks: the account's receivers of events (signed, Standard Webhooks) and their delivery attempts.",
     prefixes: ['/webhooks/'],
   },
+  { name: 'Account', description: "The account's campaign figures at a glance.", prefixes: ['/account/'] },
   { name: 'Geo', description: 'Countries, states and cities (the ids contacts and senders use).', prefixes: ['/get/country-state-city'] },
   {
     name: 'Relay webhooks',
@@ -67,7 +68,7 @@ const TAGS: Array<{ name: string; description: string; prefixes: string[] }> = [
   {
     name: 'Public pages',
     description:
-      'The open pixel, the click redirect and the unsubscribe preferences page linked from each mail, and the design preview of automation emails; no keys needed.',
+      'The open pixel, the click redirect and the unsubscribe preferences page linked from each mail, the design preview of automation emails, and the console (`/app`); no keys needed.',
     prefixes: ['/t/open/', '/t/click/', '/u/', '/designs/'],
   },
   {

@@ -4,8 +4,25 @@ import { ok } from '../../http/envelope.js';
 import { schemaErrors } from '../../http/error-handler.js';
 import { sendList } from '../../http/list.js';
 import { ListOf, OkCreated, OkText, responses, StrIds, Success } from '../../http/schemas.js';
-import { AddContactBody, ContactIdQuery, ContactListItem, ContactShape, ListContactsQuery, UpdateContactBody } from './contacts.schema.js';
-import { addContact, bulkDeleteContacts, deleteContact, getContact, listContacts, updateContact } from './contacts.service.js';
+import {
+  AddContactBody,
+  ContactIdQuery,
+  ContactListItem,
+  ContactShape,
+  ListContactsQuery,
+  SearchContactsAnswer,
+  SearchContactsQuery,
+  UpdateContactBody,
+} from './contacts.schema.js';
+import {
+  addContact,
+  bulkDeleteContacts,
+  deleteContact,
+  getContact,
+  listContacts,
+  searchContacts,
+  updateContact,
+} from './contacts.service.js';
 import { eraseAddress, exportAddress } from './contacts.privacy.js';
 import { AddressQuery, ContactExport } from './contacts.privacy.schema.js';
 
@@ -24,6 +41,22 @@ export const contactRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     (req, reply) => sendList(reply, 'contacts', req.query, listContacts(deps, req.userId)),
+  );
+
+  app.get(
+    '/contacts/search',
+    {
+      schema: {
+        summary: 'Search contacts by the start of their email',
+        description:
+          'One page (`page`, `per_page`: default 1 and 50) of the live contacts whose email address starts with `q`, compared ' +
+          'without regard to case, in address order; without `q`, every contact, newest first. Instead of a `total`, `meta.has_more` ' +
+          'says whether a next page exists, so a page costs the same on an account of any size. Items as in the list.',
+        querystring: SearchContactsQuery,
+        response: responses(SearchContactsAnswer, 422),
+      },
+    },
+    async (req) => ok(await searchContacts(deps, req.userId, req.query)),
   );
 
   app.post(

@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { Selectable } from 'kysely';
 import type { ContactTable } from '../../db/types.js';
-import { Email, Int, Nullable, PagingQuery, QueryIds, Text } from '../../http/schemas.js';
+import { Email, Int, Nullable, Paging, PagingQuery, QueryIds, Success, Text } from '../../http/schemas.js';
 import { ContactTypeShape } from '../contact-types/contact-types.schema.js';
 import { countryById } from '../../reference/geo.js';
 import { toCustomFieldObject } from './contacts.values.js';
@@ -80,6 +80,27 @@ export const ContactShape = Type.Object({
 /** A contact in the list: `country` is the country's name, and its contact type comes along. */
 export const ContactListItem = Type.Object({ ...ContactShape.properties, contact_type: Nullable(ContactTypeShape) });
 export const ListContactsQuery = PagingQuery;
+
+/** `GET /contacts/search`: an address prefix and a page. */
+export const SearchContactsQuery = Type.Object({
+  q: Type.Optional(
+    Type.String({ maxLength: 254, description: 'The start of the email address, any case; empty or absent: every contact, newest first.' }),
+  ),
+  ...Paging,
+});
+
+/** The answer of `GET /contacts/search`: one page of list items and whether another follows. */
+export const SearchContactsAnswer = Success(
+  Type.Object({
+    contacts: Type.Array(ContactListItem),
+    meta: Type.Object({
+      page: Type.Integer({ minimum: 1 }),
+      per_page: Type.Integer({ minimum: 1 }),
+      has_more: Type.Boolean({ description: 'Whether a next page exists.' }),
+    }),
+  }),
+  'One page of the matching contacts, in address order (newest first without `q`).',
+);
 
 /** The API shape of a contact; `country` is the id as text (details) or the country name (list). */
 export function toContact(row: ContactRow, country: 'id' | 'name') {

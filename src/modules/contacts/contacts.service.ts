@@ -17,6 +17,7 @@ import {
   findContactQuery,
   findContactIdByEmail,
   insertContact,
+  searchContactRows,
   selectContacts,
   softDeleteContacts,
   updateContactRow,
@@ -32,14 +33,36 @@ export function listContacts({ database: { db } }: AppDeps, userId: number) {
   const source = queryListSource(
     () => selectContacts(db, userId),
     'id',
-    async (rows: ContactRow[]) => {
-      const typeIds = [...new Set(rows.map((r) => r.contact_type_id))];
-      const types = new Map((typeIds.length ? await contactTypesByIds(db, userId, typeIds) : []).map((t) => [t.id, toContactType(t)]));
-      return rows.map((r) => ({ ...toContact(r, 'name'), contact_type: types.get(r.contact_type_id) ?? null }));
-    },
+    (rows: ContactRow[]) => toListItems(db, userId, rows),
   );
   // The page's `meta.total` from the kept per-type totals, not a count of every live contact.
   return { ...source, count: () => countContacts(db, userId) };
+}
+
+/** Contact rows as list items: country names and the `contact_type` object (its types read once). */
+async function toListItems(db: Db, userId: number, rows: ContactRow[]) {
+  const typeIds = [...new Set(rows.map((r) => r.contact_type_id))];
+  const types = new Map((typeIds.length ? await contactTypesByIds(db, userId, typeIds) : []).map((t) => [t.id, toContactType(t)]));
+  return rows.map((r) => ({ ...toContact(r, 'name'), contact_type: types.get(r.contact_type_id) ?? null }));
+}
+
+/**
+ * One page of the contacts whose email starts with `q` (any case), in address order; newest first
+ * without `q`. `has_more` says whether a next page exists: a page costs the same on any account
+ * size, where a count of the matches would grow with it.
+ */
+export async function searchContacts(
+  { database: { db } }: AppDeps,
+  userId: number,
+  query: { q?: string; page?: number; per_page?: number },
+) {
+  const page = query.page ?? 1;
+  const perPage = query.per_page ?? 50;
+  const rows = await searchContactRows(db, userId, (query.q ?? '').trim().toLowerCase(), (page - 1) * perPage, perPage + 1);
+  return {
+    contacts: await toListItems(db, userId, rows.slice(0, perPage)),
+    meta: { page, per_page: perPage, has_more: rows.length > perPage },
+  };
 }
 
 /** One contact, country as its id (details). */

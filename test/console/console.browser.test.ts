@@ -1,0 +1,255 @@
+/**
+ * The console in a real browser: Debian's chromium, driven by playwright-core, against the app
+ * listening on a real port with the console built from web/. Skipped (with the reason) only where
+ * /usr/bin/chromium is missing; `.ci/run` installs it. A screenshot of each page goes to
+ * test-results/console/ (not committed; CI keeps it as an artifact).
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { make, setup, type TestContext } from '../helpers.js';
+import { builtConsole } from './console-build.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const skip = existsSync(CHROMIUM)
+  ? false
+  : `${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium) to run the browser test`;
+const SHOTS = join(import.meta.dirname, '..', '..', 'test-results', 'console');
+const AXE = readFileSync(join(import.meta.dirname, '..', '..', 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
+const SECTIONS = ['Overview', 'Contacts', 'Segments', 'Designs', 'Single sends', 'Automations', 'Settings'];
+
+describe('the console in chromium', { skip }, () => {
+  let t: TestContext;
+  let browser: Browser;
+  let base: string;
+  let build: Awaited<ReturnType<typeof builtConsole>>;
+
+  before(async () => {
+    build = await builtConsole();
+    t = await setup({ consoleDir: build.dir });
+    base = await t.app.listen({ host: '127.0.0.1', port: 0 });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
+    });
+    mkdirSync(SHOTS, { recursive: true });
+  });
+  after(async () => {
+    await browser?.close();
+    await t?.close();
+    build?.remove();
+  });
+
+  /**
+   * A page in a fresh context, collecting what must never happen: a CSP violation, a script error,
+   * a dialog (an XSS payload that ran).
+   */
+  async function open(
+    options: Parameters<Browser['newContext']>[0] = {},
+  ): Promise<{ context: BrowserContext; page: Page; problems: string[] }> {
+    const context = await browser.newContext(options);
+    const page = await context.newPage();
+    const problems: string[] = [];
+    page.on('console', (m) => {
+      if (m.type() === 'error') problems.push(`console: ${m.text()}`);
+    });
+    page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+    page.on('dialog', (d) => {
+      problems.push(`dialog: ${d.message()}`);
+      void d.dismiss();
+    });
+    return { context, page, problems };
+  }
+
+  async function signIn(page: Page, keys = t.a.keys!) {
+    await page.goto(`${base}/app`);
+    await page.getByLabel('Public key').fill(keys.public_key);
+    await page.getByLabel('Secret key').fill(keys.secret_key);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+  }
+
+  /** axe-core's serious and critical violations on the page, as readable lines. */
+  async function axeViolations(page: Page): Promise<string[]> {
+    // Evaluated through the DevTools protocol, which the page's CSP does not govern (a script tag would be refused).
+    await page.evaluate(AXE);
+    const results = await page.evaluate(() =>
+      (
+        window as unknown as {
+          axe: { run(): Promise<{ violations: Array<{ id: string; impact: string; nodes: Array<{ target: string[] }> }> }> };
+        }
+      ).axe.run(),
+    );
+    return results.violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => `${v.impact} ${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+  }
+
+  const shot = (page: Page, name: string) => page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+
+  it('refuses a wrong key with an alert, and keeps nothing', async () => {
+    const { context, page, problems } = await open();
+    await page.goto(`${base}/app`);
+    await page.getByLabel('Public key').fill(t.a.keys!.public_key);
+    await page.getByLabel('Secret key').fill('sk_wrong');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    const alert = page.getByRole('alert');
+    assert.equal(await alert.textContent(), 'These keys were not accepted. Check the public and the secret key.');
+    assert.equal(await page.evaluate(() => sessionStorage.length), 0);
+    assert.deepEqual(await axeViolations(page), []);
+    await shot(page, 'sign-in-refused');
+    // The 401 of the key check is the one console error expected here.
+    assert.deepEqual(
+      problems.filter((p) => !p.includes('401')),
+      [],
+    );
+    await context.close();
+  });
+
+  it('signs in, shows each section with its heading, passes axe on every page, and signs out', async () => {
+    const { context, page, problems } = await open();
+    await signIn(page);
+    assert.equal(await page.evaluate(() => sessionStorage.length), 2);
+    assert.deepEqual(await context.cookies(), []);
+    assert.equal(await page.evaluate(() => localStorage.length), 0);
+    const nav = page.getByRole('navigation', { name: 'Main' });
+    for (const name of SECTIONS) {
+      await nav.getByRole('link', { name, exact: true }).click();
+      await page.getByRole('heading', { level: 1, name }).waitFor();
+      assert.equal(await nav.getByRole('link', { name, exact: true }).getAttribute('aria-current'), 'page');
+      if (name === 'Overview') await page.locator('.chart canvas').waitFor();
+      assert.deepEqual(await axeViolations(page), [], `axe on ${name}`);
+      await shot(page, name.toLowerCase().replace(' ', '-'));
+    }
+    // A reload keeps the page and the session (sessionStorage lives as long as the tab).
+    await page.reload();
+    await page.getByRole('heading', { level: 1, name: 'Settings' }).waitFor();
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    assert.equal(await page.evaluate(() => sessionStorage.length), 0);
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  it('adds a contact type and a contact, finds the contact by search, edits and deletes it', async () => {
+    const { context, page, problems } = await open();
+    await signIn(page);
+    await page.getByRole('navigation').getByRole('link', { name: 'Contacts' }).click();
+    await page.getByLabel('New contact type').fill('Customers');
+    await page.getByRole('button', { name: 'Add contact type' }).click();
+    await page.getByRole('status').filter({ hasText: 'Contact type “Customers” added.' }).waitFor();
+    await page.getByRole('link', { name: 'Add a contact' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Add a contact' }).waitFor();
+    await page.getByLabel('Contact type').selectOption({ label: 'Customers' });
+    await page.getByLabel('First name').fill('Grace');
+    await page.getByLabel('Last name').fill('Hopper');
+    await page.getByLabel('Email', { exact: true }).fill('grace@example.com');
+    await page.getByLabel('Country').selectOption({ label: 'India' });
+    await page.getByRole('button', { name: 'Add contact' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Grace Hopper' }).waitFor();
+    assert.deepEqual(await axeViolations(page), []);
+    await shot(page, 'contact');
+
+    await page.getByRole('link', { name: '← Contacts' }).click();
+    await page.getByLabel('Search by email').fill('GRACE@');
+    await page.getByRole('button', { name: 'Search' }).click();
+    const row = page.getByRole('row', { name: /grace@example\.com/ });
+    assert.match(await row.innerText(), /Grace Hopper\s+grace@example\.com\s+Customers\s+India/);
+    await row.getByRole('link', { name: 'Grace Hopper' }).click();
+
+    await page.getByLabel('Last name').fill('Brewster Hopper');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+    await page.getByRole('heading', { level: 1, name: 'Grace Brewster Hopper' }).waitFor();
+    await page.getByRole('button', { name: 'Delete contact' }).click();
+    await page.getByRole('button', { name: 'Delete this contact for good' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Contacts' }).waitFor();
+    await page.getByRole('cell', { name: 'No contacts yet.' }).waitFor();
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  it('shows a wrong email as a field error, named on the field', async () => {
+    const { context, page } = await open();
+    await make.contactType(t.a, 'Leads');
+    await signIn(page);
+    await page.goto(`${base}/app/contacts/new`);
+    await page.getByLabel('Email', { exact: true }).fill('not-an-address');
+    await page.getByRole('button', { name: 'Add contact' }).click();
+    assert.equal(await page.getByRole('alert').textContent(), 'The email must be a valid email address.');
+    assert.equal(await page.getByLabel('Email', { exact: true }).getAttribute('aria-invalid'), 'true');
+    await context.close();
+  });
+
+  it('shows an XSS payload in contact fields as text: no script runs', async () => {
+    const payload = '<img src=x onerror="window.__xss=1;alert(1)"><script>window.__xss=2</script>';
+    const id = await make.contact(t.a, { first_name: payload, last_name: '"><svg onload=alert(3)>', email: 'xss@example.com' });
+    const { context, page, problems } = await open();
+    await signIn(page);
+    await page.getByRole('navigation').getByRole('link', { name: 'Contacts' }).click();
+    const link = page.getByRole('link', { name: `${payload} "><svg onload=alert(3)>` });
+    await link.waitFor();
+    await link.click();
+    await page.getByRole('heading', { level: 1, name: `${payload} "><svg onload=alert(3)>` }).waitFor();
+    assert.equal(await page.getByLabel('First name').inputValue(), payload);
+    assert.equal(await page.evaluate(() => (window as unknown as { __xss?: number }).__xss), undefined);
+    assert.equal(await page.locator('main img, main script, main svg').count(), 0);
+    assert.ok(page.url().endsWith(`/app/contacts/${id}`));
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  it('works on a phone-sized screen with the keyboard: the menu opens the navigation, nothing scrolls sideways', async () => {
+    const { context, page, problems } = await open({
+      viewport: { width: 360, height: 740 },
+      deviceScaleFactor: 2,
+      isMobile: true,
+      hasTouch: true,
+    });
+    await page.goto(`${base}/app/contacts`);
+    // Keyboard only: the fields and the button in order.
+    await page.getByLabel('Public key').focus();
+    await page.keyboard.type(t.a.keys!.public_key);
+    await page.keyboard.press('Tab');
+    await page.keyboard.type(t.a.keys!.secret_key);
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { level: 1, name: 'Contacts' }).waitFor();
+    assert.equal(await page.getByRole('navigation', { name: 'Main' }).isVisible(), false);
+    const menu = page.getByRole('button', { name: 'Menu' });
+    await menu.focus();
+    await page.keyboard.press('Enter');
+    assert.equal(await menu.getAttribute('aria-expanded'), 'true');
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { level: 1, name: 'Settings' }).waitFor();
+    assert.equal(await page.getByRole('navigation', { name: 'Main' }).isVisible(), false, 'the menu closes after a choice');
+    const width = await page.evaluate(() => ({
+      scroll: document.documentElement.scrollWidth,
+      client: document.documentElement.clientWidth,
+    }));
+    assert.ok(width.scroll <= width.client, `page wider than the screen: ${width.scroll} > ${width.client}`);
+    await page.goto(`${base}/app/contacts`);
+    await page.getByRole('heading', { level: 1, name: 'Contacts' }).waitFor();
+    const wide = await page.evaluate(() => ({
+      scroll: document.documentElement.scrollWidth,
+      client: document.documentElement.clientWidth,
+    }));
+    assert.ok(wide.scroll <= wide.client, `contacts wider than the screen: ${wide.scroll} > ${wide.client}`);
+    await shot(page, 'contacts-phone');
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  it("keeps the first page's JavaScript within 150 KB gzipped; the chart is loaded apart", () => {
+    const index = readFileSync(join(build.dir, 'index.html'), 'utf8');
+    const scripts = [...index.matchAll(/(?:src|href)="\/app\/(assets\/[^"]+\.js)"/g)].map((m) => m[1]);
+    assert.ok(scripts.length >= 1, index);
+    const gzipped = scripts.reduce((n, file) => n + gzipSync(readFileSync(join(build.dir, file))).length, 0);
+    assert.ok(gzipped <= 150 * 1024, `first page JavaScript: ${gzipped} bytes gzipped`);
+    const entry = readFileSync(join(build.dir, scripts[0]), 'utf8');
+    assert.doesNotMatch(entry, /uPlot|u-legend/, 'uPlot is not in the first page');
+  });
+});
