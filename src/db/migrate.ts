@@ -15,6 +15,7 @@ import * as m012 from './migrations/012_relays.js';
 import * as m013 from './migrations/013_bounces.js';
 import * as m014 from './migrations/014_clicks.js';
 import * as m015 from './migrations/015_webhooks.js';
+import * as m016 from './migrations/016_idempotency.js';
 
 /** Every migration, in order. A new migration is one import and one line here. */
 const migrations: Record<string, Migration> = {
@@ -33,6 +34,7 @@ const migrations: Record<string, Migration> = {
   '013_bounces': m013,
   '014_clicks': m014,
   '015_webhooks': m015,
+  '016_idempotency': m016,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -461,6 +461,23 @@ export interface WebhookAttemptTable {
   next_attempt_at: string | null;
 }
 
+/** A claimed `Idempotency-Key` of an account and, once answered, the answer kept (see migration 016). */
+export interface IdempotencyKeyTable {
+  id: Generated<number>;
+  user_id: number;
+  key: string;
+  /** Fingerprint of method, URL and body; null while a streamed upload is still being read. */
+  request_hash: string | null;
+  state: 'running' | 'done';
+  status: number | null;
+  /** JSON object of the headers replayed with the body (content type). */
+  headers: string | null;
+  body: string | null;
+  created_at: string;
+  /** Past it a `running` row is abandoned and a `done` row expired: the next claim takes it over. */
+  expires_at: string;
+}
+
 export interface DB {
   accounts: AccountTable;
   fields: FieldTable;
@@ -489,4 +506,5 @@ export interface DB {
   webhook_events: WebhookEventTable;
   webhook_deliveries: WebhookDeliveryTable;
   webhook_attempts: WebhookAttemptTable;
+  idempotency_keys: IdempotencyKeyTable;
 }
