@@ -75,7 +75,12 @@ export function registerIdempotency(app: FastifyInstance, deps: { db: Db; clock:
     addHook(route, 'preValidation', readKey);
     addHook(route, 'preHandler', (request: FastifyRequest, reply: FastifyReply) => claimOrAnswer(store, request, reply));
     // First of the route's own onSend hooks: before compression turns the body into a stream.
-    addHook(route, 'onSend', (request: FastifyRequest, reply: FastifyReply, payload: unknown) => keepAnswer(store, request, reply, payload), true);
+    addHook(
+      route,
+      'onSend',
+      (request: FastifyRequest, reply: FastifyReply, payload: unknown) => keepAnswer(store, request, reply, payload),
+      true,
+    );
   });
 }
 
