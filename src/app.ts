@@ -94,7 +94,7 @@ export async function buildApp(deps: AppInput): Promise<App> {
     });
   }
   // After the rate limiter (a refused request claims no key), before the routes it hooks into.
-  registerIdempotency(app, { db: deps.database.db, clock: full.clock });
+  registerIdempotency(app, { database: deps.database, clock: full.clock });
 
   await registerOpenApi(app);
   // After compression, so a scrape can be gzipped; its hook still counts every route below.

@@ -1,8 +1,10 @@
+import * as crypto from 'node:crypto';
 import { createHash, type Hash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import type { Multipart } from '@fastify/multipart';
+import { CompiledQuery } from 'kysely';
 import { AppError, ValidationError } from './errors.js';
-import type { Db } from '../db/index.js';
+import type { Database } from '../db/index.js';
 import type { Clock } from '../util/clock.js';
 import { isoMicros } from '../util/time.js';
 
@@ -49,6 +51,12 @@ type ClaimResult = { claimed: true } | { claimed: false; done: KeptAnswer };
 
 const keyed = new WeakMap<FastifyRequest, Keyed>();
 
+/** SHA-256 of a text, base64url: Node's one-shot `crypto.hash` where there is one (20.12+), else a Hash. */
+const sha256: (text: string) => string =
+  typeof (crypto as { hash?: unknown }).hash === 'function'
+    ? (text) => (crypto as unknown as { hash: (a: string, d: string, e: string) => string }).hash('sha256', text, 'base64url')
+    : (text) => createHash('sha256').update(text).digest('base64url');
+
 function addHook(route: RouteOptions, name: 'preValidation' | 'preHandler' | 'onSend', hook: unknown, first = false): void {
   const r = route as unknown as Record<string, unknown>;
   const existing = r[name] === undefined ? [] : Array.isArray(r[name]) ? (r[name] as unknown[]) : [r[name]];
@@ -67,8 +75,8 @@ function addHook(route: RouteOptions, name: 'preValidation' | 'preHandler' | 'on
  * the routes, after the rate limiter): they run after the account is known and the body is read,
  * after a rate-limited request was refused (which claims nothing), and `onSend` before compression.
  */
-export function registerIdempotency(app: FastifyInstance, deps: { db: Db; clock: Clock }): void {
-  const store = keyStore(deps.db, deps.clock);
+export function registerIdempotency(app: FastifyInstance, deps: { database: Database; clock: Clock }): void {
+  const store = keyStore(deps.database, deps.clock);
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     if (!methods.includes('POST') || route.config?.public) return;
@@ -92,16 +100,17 @@ async function readKey(request: FastifyRequest): Promise<void> {
   // Node joins a repeated header with ", ": a space, so two keys are refused like any malformed one.
   const key = Array.isArray(header) ? header.join(', ') : header;
   if (!KEY_FORMAT.test(key)) throw new ValidationError({ [IDEMPOTENCY_KEY]: [KEY_INVALID] });
-  const hash = createHash('sha256').update(`${request.method} ${request.url}\n`);
+  const head = `${request.method} ${request.url}\n`;
   if (request.isMultipart() && request.routeOptions.config.rawMultipart) {
     // The upload reads its own multipart stream: the fingerprint follows it (fingerprintParts).
     const streamed = { complete: false };
+    const hash = createHash('sha256').update(head);
     fingerprintParts(request, hash, streamed);
     keyed.set(request, { key, fingerprint: hash, streamed, claimedAt: null });
     return;
   }
   // The parsed, normalised fields: the same fields urlencoded, multipart (any boundary) or JSON are one request.
-  const fingerprint = hash.update(JSON.stringify(request.body ?? null)).digest('base64url');
+  const fingerprint = sha256(head + JSON.stringify(request.body ?? null));
   keyed.set(request, { key, fingerprint, streamed: null, claimedAt: null });
 }
 
@@ -192,15 +201,68 @@ async function keepAnswer(store: KeyStore, request: FastifyRequest, reply: Fasti
 
 type KeyStore = ReturnType<typeof keyStore>;
 
-/** The `idempotency_keys` queries, every one scoped by account. */
-function keyStore(db: Db, clock: Clock) {
+/**
+ * A statement compiled once and run with new parameters: the two writes of every keyed request
+ * skip building and compiling their query each time. `order` names the parameters in the order the
+ * compiled statement binds them (checked once, against the sample's own parameters).
+ */
+function prepared<K extends string, R>(query: { compile(): CompiledQuery<R> }, sample: Record<K, unknown>, order: K[]) {
+  const { sql, parameters } = query.compile();
+  const expected = order.map((k) => sample[k]);
+  if (parameters.length !== expected.length || parameters.some((p, i) => p !== expected[i])) {
+    throw new Error(`idempotency: unexpected parameters of ${sql}`);
+  }
+  return (values: Record<K, unknown>) =>
+    CompiledQuery.raw(
+      sql,
+      order.map((k) => values[k]),
+    ) as CompiledQuery<R>;
+}
+
+/**
+ * The `idempotency_keys` queries, every one scoped by account. The two writes of every keyed
+ * request return the row's id and run through `database.read`, the path of the hot reads (on
+ * SQLite a cached statement run at once outside any transaction, on PostgreSQL a named prepared
+ * statement): it runs any statement that returns rows, and these are the hot writes.
+ */
+function keyStore(database: Database, clock: Clock) {
+  const { db } = database;
   let claims = 0;
   const later = (iso: string, ms: number) => isoMicros(new Date(new Date(iso).getTime() + ms));
+  // Distinct sample values, so that the order check cannot confuse two parameters.
+  const s = { userId: -1, key: 'k', hash: 'h', now: 'n', expires: 'e', status: -2, headers: 'hd', body: 'b' };
 
-  /** Deletes a batch of keys past their `expires_at`, of any account. */
+  const insertClaim = prepared(
+    db
+      .insertInto('idempotency_keys')
+      .values({ user_id: s.userId, key: s.key, request_hash: s.hash, state: 'running', created_at: s.now, expires_at: s.expires })
+      .onConflict((oc) => oc.columns(['user_id', 'key']).doNothing())
+      .returning('id'),
+    { ...s, state: 'running' },
+    ['userId', 'key', 'hash', 'state', 'now', 'expires'],
+  );
+  const storeAnswer = prepared(
+    db
+      .updateTable('idempotency_keys')
+      .set({ request_hash: s.hash, status: s.status, headers: s.headers, body: s.body, state: 'done', expires_at: s.expires })
+      .where('user_id', '=', s.userId)
+      .where('key', '=', s.key)
+      .where('created_at', '=', s.now)
+      .where('state', '=', 'running')
+      .returning('id'),
+    { ...s, done: 'done', running: 'running' },
+    ['hash', 'status', 'headers', 'body', 'done', 'expires', 'userId', 'key', 'now', 'running'],
+  );
+
+  /**
+   * Deletes the keys past their `expires_at` among the oldest rows (of any account): rows are
+   * claimed in time order, so the expired ones gather at the lowest ids, and the look is bounded
+   * (no index on `expires_at` to keep up at every write).
+   */
   async function sweep(now: string): Promise<void> {
-    const batch = db.selectFrom('idempotency_keys').select('id').where('expires_at', '<=', now).limit(SWEEP_BATCH);
-    await db.deleteFrom('idempotency_keys').where('id', 'in', batch).execute();
+    const oldest = db.selectFrom('idempotency_keys').select(['id', 'expires_at']).orderBy('id').limit(SWEEP_BATCH).as('oldest');
+    const expired = db.selectFrom(oldest).select('oldest.id').where('oldest.expires_at', '<=', now);
+    await db.deleteFrom('idempotency_keys').where('id', 'in', expired).execute();
   }
 
   /**
@@ -213,12 +275,8 @@ function keyStore(db: Db, clock: Clock) {
     if (++claims % SWEEP_EVERY === 0) await sweep(now);
     const expires = later(now, ABANDONED_MS);
     for (let attempt = 0; attempt < 3; attempt++) {
-      const inserted = await db
-        .insertInto('idempotency_keys')
-        .values({ user_id: userId, key, request_hash: fingerprint, state: 'running', created_at: now, expires_at: expires })
-        .onConflict((oc) => oc.columns(['user_id', 'key']).doNothing())
-        .executeTakeFirst();
-      if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 1) return { claimed: true };
+      const inserted = await database.read(insertClaim({ userId, key, hash: fingerprint, state: 'running', now, expires }));
+      if (inserted.length === 1) return { claimed: true };
       const row = await db
         .selectFrom('idempotency_keys')
         .select(['id', 'state', 'request_hash', 'status', 'headers', 'body', 'expires_at'])
@@ -249,14 +307,11 @@ function keyStore(db: Db, clock: Clock) {
     claimedAt: string,
     answer: { request_hash: string; status: number; headers: string; body: string },
   ): Promise<void> {
-    await db
-      .updateTable('idempotency_keys')
-      .set({ ...answer, state: 'done', expires_at: later(claimedAt, KEEP_MS) })
-      .where('user_id', '=', userId)
-      .where('key', '=', key)
-      .where('created_at', '=', claimedAt)
-      .where('state', '=', 'running')
-      .execute();
+    const { request_hash: hash, status, headers, body } = answer;
+    const expires = later(claimedAt, KEEP_MS);
+    await database.read(
+      storeAnswer({ hash, status, headers, body, done: 'done', expires, userId, key, now: claimedAt, running: 'running' }),
+    );
   }
 
   /** Gives up the claim made at `claimedAt`: the next request with the key runs. */
