@@ -2,7 +2,8 @@ import * as crypto from 'node:crypto';
 import { createHash, type Hash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import type { Multipart } from '@fastify/multipart';
-import { CompiledQuery } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
+import { noCommitWait } from '../db/dialect.js';
 import { AppError, ValidationError } from './errors.js';
 import type { Database } from '../db/index.js';
 import type { Clock } from '../util/clock.js';
@@ -206,8 +207,8 @@ type KeyStore = ReturnType<typeof keyStore>;
  * skip building and compiling their query each time. `order` names the parameters in the order the
  * compiled statement binds them (checked once, against the sample's own parameters).
  */
-function prepared<K extends string, R>(query: { compile(): CompiledQuery<R> }, sample: Record<K, unknown>, order: K[]) {
-  const { sql, parameters } = query.compile();
+function prepared<K extends string, R>(query: CompiledQuery<R>, sample: Record<K, unknown>, order: K[]) {
+  const { sql, parameters } = query;
   const expected = order.map((k) => sample[k]);
   if (parameters.length !== expected.length || parameters.some((p, i) => p !== expected[i])) {
     throw new Error(`idempotency: unexpected parameters of ${sql}`);
@@ -232,14 +233,16 @@ function keyStore(database: Database, clock: Clock) {
   // Distinct sample values, so that the order check cannot confuse two parameters.
   const s = { userId: -1, key: 'k', hash: 'h', now: 'n', expires: 'e', status: -2, headers: 'hd', body: 'b' };
 
+  // The claim's commit does not wait for the disk (noCommitWait): what the request does next (its own
+  // changes, or storing its answer) commits durably and takes the claim with it; a claim lost in a
+  // database crash before then belonged to a request that had done nothing yet.
   const insertClaim = prepared(
-    db
-      .insertInto('idempotency_keys')
-      .values({ user_id: s.userId, key: s.key, request_hash: s.hash, state: 'running', created_at: s.now, expires_at: s.expires })
-      .onConflict((oc) => oc.columns(['user_id', 'key']).doNothing())
-      .returning('id'),
-    { ...s, state: 'running' },
-    ['userId', 'key', 'hash', 'state', 'now', 'expires'],
+    sql<{ id: number }>`insert into idempotency_keys (user_id, key, request_hash, state, created_at, expires_at)
+      select cast(${s.userId} as integer), cast(${s.key} as text), cast(${s.hash} as text), 'running', cast(${s.now} as text), cast(${s.expires} as text)
+      from ${noCommitWait(database.engine)} where true
+      on conflict (user_id, key) do nothing returning id`.compile(db),
+    s,
+    ['userId', 'key', 'hash', 'now', 'expires'],
   );
   const storeAnswer = prepared(
     db
@@ -249,7 +252,8 @@ function keyStore(database: Database, clock: Clock) {
       .where('key', '=', s.key)
       .where('created_at', '=', s.now)
       .where('state', '=', 'running')
-      .returning('id'),
+      .returning('id')
+      .compile(),
     { ...s, done: 'done', running: 'running' },
     ['hash', 'status', 'headers', 'body', 'done', 'expires', 'userId', 'key', 'now', 'running'],
   );
@@ -275,7 +279,7 @@ function keyStore(database: Database, clock: Clock) {
     if (++claims % SWEEP_EVERY === 0) await sweep(now);
     const expires = later(now, ABANDONED_MS);
     for (let attempt = 0; attempt < 3; attempt++) {
-      const inserted = await database.read(insertClaim({ userId, key, hash: fingerprint, state: 'running', now, expires }));
+      const inserted = await database.read(insertClaim({ userId, key, hash: fingerprint, now, expires }));
       if (inserted.length === 1) return { claimed: true };
       const row = await db
         .selectFrom('idempotency_keys')

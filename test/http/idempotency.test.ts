@@ -334,3 +334,27 @@ describe('idempotency keys survive a restart', () => {
     }
   });
 });
+
+describe('expired idempotency keys', () => {
+  let t: TestContext;
+  const clock = testClock();
+  before(async () => {
+    t = await setup({}, { clock });
+  });
+  after(() => t.close());
+
+  it('are deleted by the claims themselves, a batch every hundred claims', async () => {
+    const rows = async () =>
+      (await t.database.db.selectFrom('idempotency_keys').select('key').where('user_id', '=', t.a.keys!.user_id).execute()).map(
+        (r) => r.key,
+      );
+    for (let i = 0; i < 30; i++) assert.equal((await addType(t.a, `Old ${i}`, `old-${i}`)).status, 200);
+    assert.equal((await rows()).length, 30);
+    clock.advance(24 * HOUR);
+    // The 100th claim of the app (here the 70th below) first deletes the expired keys among the oldest.
+    for (let i = 0; i < 70; i++) assert.equal((await addType(t.a, `New ${i}`, `new-${i}`)).status, 200);
+    const left = await rows();
+    assert.equal(left.filter((k) => k.startsWith('old-')).length, 0, 'the expired keys are gone');
+    assert.equal(left.filter((k) => k.startsWith('new-')).length, 70);
+  });
+});
