@@ -5,7 +5,7 @@
  * page without its total. See bench/README.md. Knobs (env): BENCH_CONTACTS, BENCH_LARGE (0: skip
  * the second size), BENCH_DURATION (s), BENCH_RUNS, BENCH_CONNECTIONS, BENCH_ENGINES
  * (sqlite,postgres), BENCH_RATE_LIMIT=0 to skip the rate-limited pass, BENCH_ONLY=memory|load to
- * run one half.
+ * run one half, BENCH_ONLY=create for the creates alone (with and without `Idempotency-Key`).
  */
 import http from 'node:http';
 import { availableParallelism } from 'node:os';
@@ -27,12 +27,34 @@ const PIN_CPU = process.env.BENCH_PIN === '0' ? undefined : availableParallelism
 const TARGET = 0.5; // details ≥ 50% of the bare route's requests/s (the issue's target)
 const PAGE_TARGET = 0.8; // a list page with its total ≥ 80% of the same page without it
 const GROWTH_TARGET = 0.8; // the page (÷ bare) at LARGE contacts ≥ 80% of its figure at N
+const KEYED_TARGET = 0.8; // a create with an Idempotency-Key ≥ 80% of the same create without
 const PAGE = '?page=1&per_page=50';
 
 interface Target {
   name: string;
   path: string | (() => string);
   auth: boolean;
+  /** A POST per request (see runLoad). */
+  post?: () => { body: string; headers?: Record<string, string> };
+}
+
+/**
+ * `POST /contacts-type/add` with a new name each request (the name must be free), and with an
+ * `Idempotency-Key` of its own too when `keyed`: every keyed request claims its key and stores its
+ * answer (two small writes), none is a replay.
+ */
+function createTarget(name: string, keyed: boolean): Target {
+  const run = Math.random().toString(36).slice(2, 8);
+  let n = 0;
+  return {
+    name,
+    path: '/contacts-type/add',
+    auth: true,
+    post: () => {
+      const id = `${name}-${run}-${++n}`;
+      return { body: `name=${id}`, headers: keyed ? { 'idempotency-key': id } : undefined };
+    },
+  };
 }
 
 /** Streams `GET path` and counts bytes and `"fullname"` keys (one per contact) without keeping the body. */
@@ -102,7 +124,7 @@ async function measureFullList(
 /** `RUNS` rounds of every target in turn (interleaved, so drift hits all alike); per target: the runs. */
 async function measureTargets(server: BenchServer, targets: Target[], headers: Record<string, string>): Promise<Map<string, LoadResult[]>> {
   const load = (t: Target, duration: number) =>
-    runLoad({ url: server.url, path: t.path, headers: t.auth ? headers : undefined, connections: CONNECTIONS, duration });
+    runLoad({ url: server.url, path: t.path, post: t.post, headers: t.auth ? headers : undefined, connections: CONNECTIONS, duration });
   for (const t of targets) await load(t, Math.min(3, DURATION)); // warm-up: JIT, caches, pool
   const results = new Map(targets.map((t) => [t.name, [] as LoadResult[]]));
   for (let r = 0; r < RUNS; r++) {
@@ -146,6 +168,17 @@ function report(title: string, results: Map<string, LoadResult[]>): Map<string, 
     const check = name === 'details' ? `  (target ≥ ${TARGET.toFixed(2)} ${f.ratio >= TARGET ? 'met' : 'MISSED'})` : '';
     console.log(`  ${name} ÷ bare, round by round: ${rounds}; median ${f.ratio.toFixed(2)}${check}`);
   }
+  const create = results.get('create');
+  const keyed = results.get('keyed');
+  if (create && keyed) {
+    const perRound = keyed.map((r, i) => r.rps / create[i].rps);
+    const ratio = median(perRound);
+    figures.set('keyed÷create', { rps: NaN, p99: NaN, ratio });
+    console.log(
+      `  keyed ÷ create (the same create with an Idempotency-Key), round by round: ${perRound.map((r) => r.toFixed(2)).join(' ')}; ` +
+        `median ${ratio.toFixed(2)}  (target ≥ ${KEYED_TARGET.toFixed(2)} ${ratio >= KEYED_TARGET ? 'met' : 'MISSED'})`,
+    );
+  }
   const list = results.get('list');
   const ceiling = results.get('no-total');
   if (list && ceiling) {
@@ -162,6 +195,7 @@ function report(title: string, results: Map<string, LoadResult[]>): Map<string, 
 
 /** One line per engine for the closing tables (bench/README.md keeps the latest). */
 const summary: string[] = [];
+const creates: string[] = [];
 const pages: string[] = [];
 const cell = (f: Figure | undefined, bare: Figure | undefined) =>
   f && bare ? `${fmt(f.rps)} (${f.ratio.toFixed(2)}, p99 ${f.p99} ms)` : '–';
@@ -184,14 +218,19 @@ async function benchEngine(engine: Engine): Promise<void> {
       { name: 'no-total', path: `/bench/contacts-page-no-total${PAGE}`, auth: true },
       // A ceiling, not a target: one indexed lookup and nothing else (bench/server.ts).
       { name: 'one-query', path: '/bench/one-query', auth: false },
+      createTarget('create', false),
+      createTarget('keyed', true),
     ];
 
     const server = await startServer({ cpu: PIN_CPU, env: { DATABASE_URL: bdb.url, BENCH_BARE_ROUTE: '1', RATE_LIMIT_PER_MINUTE: '0' } });
     servers.push(server);
-    const memory = ONLY === 'load' ? null : await measureFullList(server, account.headers);
+    const memory = ONLY === 'load' || ONLY === 'create' ? null : await measureFullList(server, account.headers);
     let off = new Map<string, Figure>();
     let on = new Map<string, Figure>();
-    if (ONLY !== 'memory') {
+    if (ONLY === 'create') {
+      const pair = targets.filter((t) => ['bare', 'create', 'keyed'].includes(t.name));
+      off = report(`${engine}, creates with and without Idempotency-Key`, await measureTargets(server, pair, account.headers));
+    } else if (ONLY !== 'memory') {
       off = report(`${engine}, rate limit off`, await measureTargets(server, targets, account.headers));
       await server.stop();
       if (WITH_RATE_LIMIT) {
@@ -205,8 +244,13 @@ async function benchEngine(engine: Engine): Promise<void> {
         await limited.stop();
       }
     }
+    if (off.get('keyed÷create')) {
+      creates.push(
+        `| ${engine} | ${cell(off.get('create'), off.get('bare'))} | ${cell(off.get('keyed'), off.get('bare'))} | ${off.get('keyed÷create')!.ratio.toFixed(2)} |`,
+      );
+    }
     let large = new Map<string, Figure>();
-    if (ONLY !== 'memory' && LARGE > N) {
+    if (ONLY !== 'memory' && ONLY !== 'create' && LARGE > N) {
       const more = await timed(() => seedContacts(bdb.db, account.user_id, LARGE - N, { typeIds: seeded.result.typeIds, from: N }));
       console.log(`\nseeded ${fmt(LARGE - N)} more contacts (${fmt(LARGE)} in all) in ${fmt(more.ms)} ms`);
       const big = await startServer({ cpu: PIN_CPU, env: { DATABASE_URL: bdb.url, BENCH_BARE_ROUTE: '1', RATE_LIMIT_PER_MINUTE: '0' } });
@@ -251,6 +295,12 @@ async function main(): Promise<void> {
   );
   console.log('|---|---|---|---|---|---|---|');
   for (const line of summary) console.log(line);
+  if (creates.length) {
+    console.log('\nPOST /contacts-type/add, without and with an Idempotency-Key (÷ bare, same run):');
+    console.log('| engine | create req/s (÷ bare, p99) | keyed create req/s (÷ bare, p99) | keyed ÷ create |');
+    console.log('|---|---|---|---|');
+    for (const line of creates) console.log(line);
+  }
   if (pages.length) {
     console.log(`\nGET /contacts/list${PAGE}, with its total and without (÷ bare, same run):`);
     console.log(

@@ -8,6 +8,7 @@ import { createTransport } from './delivery/transports.js';
 import { parseForm, registerBodyParsing } from './http/body.js';
 import { answerClientError, answerFrameworkError, registerErrorHandling } from './http/error-handler.js';
 import { registerAuth } from './http/auth.js';
+import { registerIdempotency } from './http/idempotency.js';
 import { accountByPublicKey } from './modules/accounts/accounts.queries.js';
 import { registerOpenApi } from './http/openapi.js';
 import { finiteNumbers } from './http/schemas.js';
@@ -97,6 +98,8 @@ export async function buildApp(deps: AppInput): Promise<App> {
         new AppError(429, `Too many requests: the limit is ${ctx.max} per minute. Retry in ${Math.ceil(ctx.ttl / 1000)} seconds.`),
     });
   }
+  // After the rate limiter (a refused request claims no key), before the routes it hooks into.
+  registerIdempotency(app, { database: deps.database, clock: full.clock });
 
   await registerOpenApi(app);
   // After compression, so a scrape can be gzipped; its hook still counts every route below.

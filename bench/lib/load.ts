@@ -11,6 +11,8 @@ export interface LoadOptions {
   duration?: number;
   /** Every answer is expected to be a redirect (3xx) instead of a 2xx (the click route). */
   redirects?: boolean;
+  /** Each request a POST of a urlencoded body built afresh, with extra headers (a create, a keyed create). */
+  post?: () => { body: string; headers?: Record<string, string> };
 }
 
 export interface LoadResult {
@@ -32,12 +34,26 @@ export interface LoadResult {
  */
 export async function runLoad(opts: LoadOptions): Promise<LoadResult> {
   const pathFn = typeof opts.path === 'function' ? opts.path : null;
+  const post = opts.post;
   const result = await autocannon({
     url: opts.url + (pathFn ? pathFn() : opts.path),
     connections: opts.connections ?? 10,
     duration: opts.duration ?? 10,
     headers: opts.headers,
-    requests: pathFn ? [{ setupRequest: (req) => ({ ...req, path: pathFn() }) }] : undefined,
+    requests: post
+      ? [
+          {
+            setupRequest: (req) => {
+              const { body, headers } = post();
+              const path = pathFn ? pathFn() : req.path;
+              const all = { ...req.headers, 'content-type': 'application/x-www-form-urlencoded', ...headers };
+              return { ...req, method: 'POST', path, body, headers: all };
+            },
+          },
+        ]
+      : pathFn
+        ? [{ setupRequest: (req) => ({ ...req, path: pathFn() }) }]
+        : undefined,
   });
   const out: LoadResult = {
     rps: result.requests.average,

@@ -18,6 +18,7 @@ import * as m015 from './migrations/015_webhooks.js';
 import * as m016 from './migrations/016_signup_forms.js';
 import * as m017 from './migrations/017_erasure.js';
 import * as m018 from './migrations/018_console_indexes.js';
+import * as m019 from './migrations/019_idempotency.js';
 
 /** Every migration, in order. A new migration is one import and one line here. */
 const migrations: Record<string, Migration> = {
@@ -39,6 +40,7 @@ const migrations: Record<string, Migration> = {
   '016_signup_forms': m016,
   '017_erasure': m017,
   '018_console_indexes': m018,
+  '019_idempotency': m019,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -525,6 +525,23 @@ export interface ErasedAddressTable {
   created_at: string;
 }
 
+/** A claimed `Idempotency-Key` of an account and, once answered, the answer kept (see migration 019). */
+export interface IdempotencyKeyTable {
+  id: Generated<number>;
+  user_id: number;
+  key: string;
+  /** Fingerprint of method, URL and body; null while a streamed upload is still being read. */
+  request_hash: string | null;
+  state: 'running' | 'done';
+  status: number | null;
+  /** JSON object of the headers replayed with the body (content type). */
+  headers: string | null;
+  body: string | null;
+  created_at: string;
+  /** Past it a `running` row is abandoned and a `done` row expired: the next claim takes it over. */
+  expires_at: string;
+}
+
 export interface DB {
   accounts: AccountTable;
   fields: FieldTable;
@@ -557,4 +574,5 @@ export interface DB {
   signup_pending: SignupPendingTable;
   contact_consents: ContactConsentTable;
   erased_addresses: ErasedAddressTable;
+  idempotency_keys: IdempotencyKeyTable;
 }

@@ -2,6 +2,8 @@ import { readFileSync } from 'node:fs';
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
+import { FailedFields, FailedText } from './schemas.js';
+import { IDEMPOTENCY_KEY, IDEMPOTENT_REPLAYED, KEY_IN_PROGRESS, KEY_INVALID, KEY_REUSED } from './idempotency.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -96,6 +98,59 @@ function packageVersion(): string {
   return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 }
 
+/** The optional `Idempotency-Key` header of every keyed POST (docs/idempotency.md). */
+const IDEMPOTENCY_HEADERS = {
+  type: 'object',
+  properties: {
+    [IDEMPOTENCY_KEY]: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 255,
+      pattern: '^[!-~]+$',
+      description:
+        'On POST: makes a retry safe. The first answer to this key (1–255 visible ASCII characters, unique per ' +
+        'account) is kept 24 hours and given again, with `Idempotent-Replayed: true`, to the same request (method, ' +
+        'URL and body) with the same key; nothing is done a second time. 5xx answers are not kept.',
+    },
+  },
+};
+
+const REPLAYED = {
+  [IDEMPOTENT_REPLAYED]: {
+    type: 'string',
+    enum: ['true'],
+    description: 'Present on an answer given again for an `Idempotency-Key` seen before; nothing was done this time.',
+  },
+};
+
+/**
+ * Adds to a keyed POST's document what `Idempotency-Key` brings: the header, the replay header on
+ * the answers that can be kept, the 409 of a key in use and the 422 of a malformed or reused one.
+ * Copies, never changes, the route's own schemas (they serialise its answers).
+ */
+function documentIdempotency(s: Record<string, unknown>): void {
+  const headers = s.headers as { properties?: object } | undefined;
+  s.headers = headers ? { ...headers, properties: { ...headers.properties, ...IDEMPOTENCY_HEADERS.properties } } : IDEMPOTENCY_HEADERS;
+  const responses = s.response as Record<string, Record<string, unknown>> | undefined;
+  if (!responses) return;
+  const out: Record<string, Record<string, unknown>> = {};
+  for (const [code, schema] of Object.entries(responses)) {
+    const kept = Number(code) < 500 && !['401', '413', '415', '429'].includes(code);
+    out[code] = kept ? { ...schema, headers: { ...(schema.headers as object), ...REPLAYED } } : schema;
+  }
+  const inUse = `Or, with \`${IDEMPOTENCY_KEY}\`: \`${KEY_IN_PROGRESS}\``;
+  out['409'] = out['409']
+    ? { ...out['409'], description: `${String(out['409'].description ?? '')} ${inUse}` }
+    : { ...FailedText, description: `${IDEMPOTENCY_KEY} in use: \`${KEY_IN_PROGRESS}\`` };
+  const badKey =
+    `\`${IDEMPOTENCY_KEY}\` malformed (\`${KEY_INVALID}\`) or reused with another request ` +
+    `(\`${KEY_REUSED}\`), keyed by the header's name.`;
+  out['422'] = out['422']
+    ? { ...out['422'], description: `${String(out['422'].description ?? '')} Or: ${badKey}` }
+    : { ...FailedFields, description: badKey };
+  s.response = out;
+}
+
 /**
  * How each route appears in the document: public routes need no keys, bodies are documented with
  * the form media types, and every operation gets its resource's tag.
@@ -108,6 +163,7 @@ function documentRoute({ schema, url, route }: { schema: RouteOptions['schema'];
     s.consumes ??= ['multipart/form-data'];
   } else if (s.body && !s.consumes) s.consumes = FORM_TYPES;
   if (route.config?.public) s.security = [];
+  else if ((Array.isArray(route.method) ? route.method : [route.method]).includes('POST')) documentIdempotency(s);
   if (!s.tags) {
     const tag = tagOf(url);
     if (tag) s.tags = [tag];

@@ -1,0 +1,333 @@
+import * as crypto from 'node:crypto';
+import { createHash, type Hash } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+import type { Multipart } from '@fastify/multipart';
+import { CompiledQuery, sql } from 'kysely';
+import { noCommitWait } from '../db/dialect.js';
+import { AppError, ValidationError } from './errors.js';
+import type { Database } from '../db/index.js';
+import type { Clock } from '../util/clock.js';
+import { isoMicros } from '../util/time.js';
+
+/** The request header that names a keyed POST's key, and the header every replayed answer carries. */
+export const IDEMPOTENCY_KEY = 'Idempotency-Key';
+export const IDEMPOTENT_REPLAYED = 'Idempotent-Replayed';
+
+/** 1 to 255 visible ASCII characters (no space, no control character). */
+const KEY_FORMAT = /^[\x21-\x7e]{1,255}$/;
+/** How long an answer is kept (and replayed) after its key was first claimed. */
+export const KEEP_MS = 24 * 60 * 60 * 1000;
+/** A key still `running` this long after its claim belongs to a process that died: the next claim takes it over. */
+export const ABANDONED_MS = 10 * 60 * 1000;
+/** Every this many claims of a process, one bounded delete of expired and abandoned keys (no sweeper). */
+const SWEEP_EVERY = 100;
+const SWEEP_BATCH = 500;
+/** The answer headers kept and replayed with the body; the rest (length, encoding, limits) is the moment's. */
+const KEPT_HEADERS = ['content-type', 'content-disposition', 'location'];
+
+export const KEY_INVALID = 'The idempotency key format is invalid.';
+export const KEY_REUSED = 'Idempotency-Key reused with a different request';
+export const KEY_IN_PROGRESS = 'A request with this Idempotency-Key is still in progress.';
+
+/** What one keyed request carries from hook to hook. */
+interface Keyed {
+  key: string;
+  /** The fingerprint: text once known; a hash still fed while a streamed upload is read. */
+  fingerprint: string | Hash;
+  /** For a streamed upload: whether its parts were read to the end (only then is the fingerprint whole). */
+  streamed: { complete: boolean } | null;
+  /** Set once this request holds the key: the claim time that identifies its claim. */
+  claimedAt: string | null;
+}
+
+/** A row found on the key when the claim met one. */
+interface KeptAnswer {
+  request_hash: string | null;
+  status: number | null;
+  headers: string | null;
+  body: string | null;
+}
+
+type ClaimResult = { claimed: true } | { claimed: false; done: KeptAnswer };
+
+const keyed = new WeakMap<FastifyRequest, Keyed>();
+
+/** SHA-256 of a text, base64url: Node's one-shot `crypto.hash` where there is one (20.12+), else a Hash. */
+const sha256: (text: string) => string =
+  typeof (crypto as { hash?: unknown }).hash === 'function'
+    ? (text) => (crypto as unknown as { hash: (a: string, d: string, e: string) => string }).hash('sha256', text, 'base64url')
+    : (text) => createHash('sha256').update(text).digest('base64url');
+
+function addHook(route: RouteOptions, name: 'preValidation' | 'preHandler' | 'onSend', hook: unknown, first = false): void {
+  const r = route as unknown as Record<string, unknown>;
+  const existing = r[name] === undefined ? [] : Array.isArray(r[name]) ? (r[name] as unknown[]) : [r[name]];
+  r[name] = first ? [hook, ...existing] : [...existing, hook];
+}
+
+/**
+ * Idempotency keys on every keyed POST (see docs/idempotency.md). A request with
+ * `Idempotency-Key` claims the key for its account with one insert before its handler runs; its
+ * answer (status, body, content type) is stored in `onSend`, one update, and given again with
+ * `Idempotent-Replayed: true` to the same request with the same key for 24 hours. The same key on
+ * another request: 422; while the first still runs: 409; a 5xx answer is not kept (the key is
+ * released). Requests without the header are untouched.
+ *
+ * The hooks are the route's own, added to each keyed POST route as it is declared (register before
+ * the routes, after the rate limiter): they run after the account is known and the body is read,
+ * after a rate-limited request was refused (which claims nothing), and `onSend` before compression.
+ */
+export function registerIdempotency(app: FastifyInstance, deps: { database: Database; clock: Clock }): void {
+  const store = keyStore(deps.database, deps.clock);
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    if (!methods.includes('POST') || route.config?.public) return;
+    addHook(route, 'preValidation', readKey);
+    addHook(route, 'preHandler', (request: FastifyRequest, reply: FastifyReply) => claimOrAnswer(store, request, reply));
+    // First of the route's own onSend hooks: before compression turns the body into a stream.
+    addHook(
+      route,
+      'onSend',
+      (request: FastifyRequest, reply: FastifyReply, payload: unknown) => keepAnswer(store, request, reply, payload),
+      true,
+    );
+  });
+}
+
+/** Checks the header and starts the request's fingerprint: method, URL and the fields as the service reads them. */
+async function readKey(request: FastifyRequest): Promise<void> {
+  if (request.method !== 'POST') return;
+  const header = request.headers['idempotency-key'];
+  if (header === undefined) return;
+  // Node joins a repeated header with ", ": a space, so two keys are refused like any malformed one.
+  const key = Array.isArray(header) ? header.join(', ') : header;
+  if (!KEY_FORMAT.test(key)) throw new ValidationError({ [IDEMPOTENCY_KEY]: [KEY_INVALID] });
+  const head = `${request.method} ${request.url}\n`;
+  if (request.isMultipart() && request.routeOptions.config.rawMultipart) {
+    // The upload reads its own multipart stream: the fingerprint follows it (fingerprintParts).
+    const streamed = { complete: false };
+    const hash = createHash('sha256').update(head);
+    fingerprintParts(request, hash, streamed);
+    keyed.set(request, { key, fingerprint: hash, streamed, claimedAt: null });
+    return;
+  }
+  // The parsed, normalised fields: the same fields urlencoded, multipart (any boundary) or JSON are one request.
+  const fingerprint = sha256(head + JSON.stringify(request.body ?? null));
+  keyed.set(request, { key, fingerprint, streamed: null, claimedAt: null });
+}
+
+/**
+ * For a route that reads its multipart body itself: `request.parts()` is wrapped so that every
+ * field (name, value) and file (name, filename, bytes) read feeds the fingerprint, and
+ * `streamed.complete` says when the route read the last part. A file stream is paused before the
+ * fingerprint listens, so listening does not start the flow: the route's reader does.
+ */
+function fingerprintParts(request: FastifyRequest, hash: Hash, streamed: { complete: boolean }): void {
+  const original = request.parts.bind(request);
+  const parts = async function* (...args: Parameters<typeof original>): AsyncIterableIterator<Multipart> {
+    for await (const part of original(...args)) {
+      if (part.type === 'file') {
+        hash.update(`\0file\0${part.fieldname}\0${part.filename}\0`);
+        part.file.pause();
+        part.file.on('data', (chunk: Buffer) => hash.update(chunk));
+      } else hash.update(`\0field\0${part.fieldname}\0${String(part.value ?? '')}\0`);
+      yield part;
+    }
+    streamed.complete = true;
+  };
+  request.parts = parts as typeof request.parts;
+}
+
+/** The fingerprint when whole: null for a streamed upload its route did not read to the end. */
+function fingerprintOf(k: Keyed): string | null {
+  if (typeof k.fingerprint === 'string') return k.fingerprint;
+  if (!k.streamed?.complete) return null;
+  k.fingerprint = k.fingerprint.digest('base64url');
+  return k.fingerprint;
+}
+
+/** Reads what is left of a streamed upload, so that its fingerprint is whole. */
+async function drainParts(request: FastifyRequest): Promise<void> {
+  for await (const part of request.parts()) if (part.type === 'file') part.file.resume();
+}
+
+/** preHandler: claims the key, or answers for it (a replay, 409 or 422) so the handler does not run. */
+async function claimOrAnswer(store: KeyStore, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
+  const k = keyed.get(request);
+  if (!k) return;
+  const claimedAt = isoMicros(store.clock.now());
+  const result = await store.claim(request.userId, k.key, typeof k.fingerprint === 'string' ? k.fingerprint : null, claimedAt);
+  if (result.claimed) {
+    k.claimedAt = claimedAt;
+    return;
+  }
+  if (k.streamed) await drainParts(request);
+  if (fingerprintOf(k) !== result.done.request_hash) throw new ValidationError({ [IDEMPOTENCY_KEY]: [KEY_REUSED] });
+  const headers = JSON.parse(result.done.headers ?? '{}') as Record<string, string>;
+  return reply
+    .code(result.done.status!)
+    .headers(headers)
+    .header(IDEMPOTENT_REPLAYED, 'true')
+    .send(result.done.body ?? '');
+}
+
+/**
+ * onSend: keeps the answer of a request that holds its key. Not kept, and the key released so a
+ * retry runs again: a 5xx; an answer streamed as it is produced (a whole list: nothing changed);
+ * a streamed upload its route did not read to the end (refused before anything was done).
+ */
+async function keepAnswer(store: KeyStore, request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
+  const k = keyed.get(request);
+  if (!k?.claimedAt) return payload;
+  const claimedAt = k.claimedAt;
+  k.claimedAt = null;
+  const fingerprint = fingerprintOf(k);
+  const status = reply.statusCode;
+  const body = payload === undefined || payload === null ? '' : typeof payload === 'string' ? payload : null;
+  try {
+    if (status >= 500 || body === null || fingerprint === null) await store.release(request.userId, k.key, claimedAt);
+    else {
+      const headers: Record<string, string> = {};
+      for (const name of KEPT_HEADERS) {
+        const v = reply.getHeader(name);
+        if (v !== undefined) headers[name] = String(v);
+      }
+      await store.finish(request.userId, k.key, claimedAt, { request_hash: fingerprint, status, headers: JSON.stringify(headers), body });
+    }
+  } catch (err) {
+    // The answer still goes out; the key stays `running` until it counts as abandoned.
+    request.log.error({ err }, 'idempotency key not stored');
+  }
+  return payload;
+}
+
+type KeyStore = ReturnType<typeof keyStore>;
+
+/**
+ * A statement compiled once and run with new parameters: the two writes of every keyed request
+ * skip building and compiling their query each time. `order` names the parameters in the order the
+ * compiled statement binds them (checked once, against the sample's own parameters).
+ */
+function prepared<K extends string, R>(query: CompiledQuery<R>, sample: Record<K, unknown>, order: K[]) {
+  const { sql, parameters } = query;
+  const expected = order.map((k) => sample[k]);
+  if (parameters.length !== expected.length || parameters.some((p, i) => p !== expected[i])) {
+    throw new Error(`idempotency: unexpected parameters of ${sql}`);
+  }
+  return (values: Record<K, unknown>) =>
+    CompiledQuery.raw(
+      sql,
+      order.map((k) => values[k]),
+    ) as CompiledQuery<R>;
+}
+
+/**
+ * The `idempotency_keys` queries, every one scoped by account. The two writes of every keyed
+ * request return the row's id and run through `database.read`, the path of the hot reads (on
+ * SQLite a cached statement run at once outside any transaction, on PostgreSQL a named prepared
+ * statement): it runs any statement that returns rows, and these are the hot writes.
+ */
+function keyStore(database: Database, clock: Clock) {
+  const { db } = database;
+  let claims = 0;
+  const later = (iso: string, ms: number) => isoMicros(new Date(new Date(iso).getTime() + ms));
+  // Distinct sample values, so that the order check cannot confuse two parameters.
+  const s = { userId: -1, key: 'k', hash: 'h', now: 'n', expires: 'e', status: -2, headers: 'hd', body: 'b' };
+
+  // The claim's commit does not wait for the disk (noCommitWait): what the request does next (its own
+  // changes, or storing its answer) commits durably and takes the claim with it; a claim lost in a
+  // database crash before then belonged to a request that had done nothing yet.
+  const insertClaim = prepared(
+    sql<{ id: number }>`insert into idempotency_keys (user_id, key, request_hash, state, created_at, expires_at)
+      select cast(${s.userId} as integer), cast(${s.key} as text), cast(${s.hash} as text), 'running', cast(${s.now} as text), cast(${s.expires} as text)
+      from ${noCommitWait(database.engine)} where true
+      on conflict (user_id, key) do nothing returning id`.compile(db),
+    s,
+    ['userId', 'key', 'hash', 'now', 'expires'],
+  );
+  const storeAnswer = prepared(
+    db
+      .updateTable('idempotency_keys')
+      .set({ request_hash: s.hash, status: s.status, headers: s.headers, body: s.body, state: 'done', expires_at: s.expires })
+      .where('user_id', '=', s.userId)
+      .where('key', '=', s.key)
+      .where('created_at', '=', s.now)
+      .where('state', '=', 'running')
+      .returning('id')
+      .compile(),
+    { ...s, done: 'done', running: 'running' },
+    ['hash', 'status', 'headers', 'body', 'done', 'expires', 'userId', 'key', 'now', 'running'],
+  );
+
+  /**
+   * Deletes the keys past their `expires_at` among the oldest rows (of any account): rows are
+   * claimed in time order, so the expired ones gather at the lowest ids, and the look is bounded
+   * (no index on `expires_at` to keep up at every write).
+   */
+  async function sweep(now: string): Promise<void> {
+    const oldest = db.selectFrom('idempotency_keys').select(['id', 'expires_at']).orderBy('id').limit(SWEEP_BATCH).as('oldest');
+    const expired = db.selectFrom(oldest).select('oldest.id').where('oldest.expires_at', '<=', now);
+    await db.deleteFrom('idempotency_keys').where('id', 'in', expired).execute();
+  }
+
+  /**
+   * Claims `key` for the account with one insert (the unique (user_id, key) constraint decides
+   * between concurrent claims, across processes). A key already there is taken over when past
+   * its `expires_at` (a conditional update: one of several takers wins); a running one is a 409;
+   * a done one comes back to be replayed or refused.
+   */
+  async function claim(userId: number, key: string, fingerprint: string | null, now: string): Promise<ClaimResult> {
+    if (++claims % SWEEP_EVERY === 0) await sweep(now);
+    const expires = later(now, ABANDONED_MS);
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const inserted = await database.read(insertClaim({ userId, key, hash: fingerprint, now, expires }));
+      if (inserted.length === 1) return { claimed: true };
+      const row = await db
+        .selectFrom('idempotency_keys')
+        .select(['id', 'state', 'request_hash', 'status', 'headers', 'body', 'expires_at'])
+        .where('user_id', '=', userId)
+        .where('key', '=', key)
+        .executeTakeFirst();
+      if (!row) continue; // deleted meanwhile (released or swept): claim again
+      if (row.expires_at > now) {
+        if (row.state === 'running') throw new AppError(409, KEY_IN_PROGRESS, { 'retry-after': '1' });
+        return { claimed: false, done: row };
+      }
+      const taken = await db
+        .updateTable('idempotency_keys')
+        .set({ request_hash: fingerprint, state: 'running', status: null, headers: null, body: null, created_at: now, expires_at: expires })
+        .where('id', '=', row.id)
+        .where('expires_at', '=', row.expires_at)
+        .executeTakeFirst();
+      if (Number(taken.numUpdatedRows) === 1) return { claimed: true };
+    }
+    // Lost every race for the key: another request holds it now.
+    throw new AppError(409, KEY_IN_PROGRESS, { 'retry-after': '1' });
+  }
+
+  /** Stores the answer of the claim made at `claimedAt` (if it still holds the key). */
+  async function finish(
+    userId: number,
+    key: string,
+    claimedAt: string,
+    answer: { request_hash: string; status: number; headers: string; body: string },
+  ): Promise<void> {
+    const { request_hash: hash, status, headers, body } = answer;
+    const expires = later(claimedAt, KEEP_MS);
+    await database.read(
+      storeAnswer({ hash, status, headers, body, done: 'done', expires, userId, key, now: claimedAt, running: 'running' }),
+    );
+  }
+
+  /** Gives up the claim made at `claimedAt`: the next request with the key runs. */
+  async function release(userId: number, key: string, claimedAt: string): Promise<void> {
+    await db
+      .deleteFrom('idempotency_keys')
+      .where('user_id', '=', userId)
+      .where('key', '=', key)
+      .where('created_at', '=', claimedAt)
+      .where('state', '=', 'running')
+      .execute();
+  }
+
+  return { clock, claim, finish, release };
+}
