@@ -207,16 +207,3 @@ export function epochMsNow(engine: Engine): RawBuilder<number> {
     : sql<number>`((julianday('now') - 2440587.5) * 86400000.0)`;
 }
 
-/**
- * The row source of an `INSERT … SELECT <values> FROM <this> WHERE true` run on its own, whose
- * commit does not wait for the disk. PostgreSQL: `synchronous_commit` off for that statement's
- * transaction alone (set from inside the statement, so no extra round trip); its WAL reaches the
- * disk with the next commit that waits, or within a fraction of a second. For a row whose loss in a
- * database crash costs nothing because a later durable commit of the same request flushes it.
- * SQLite (WAL, `synchronous = NORMAL`) commits never wait for the disk: one row of nothing.
- */
-export function noCommitWait(engine: Engine): RawBuilder<unknown> {
-  return engine === 'postgres'
-    ? sql`(select set_config('synchronous_commit', 'off', true)) as no_commit_wait`
-    : sql`(select 1) as no_commit_wait`;
-}

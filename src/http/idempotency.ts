@@ -2,8 +2,6 @@ import * as crypto from 'node:crypto';
 import { createHash, type Hash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import type { Multipart } from '@fastify/multipart';
-import { CompiledQuery, sql } from 'kysely';
-import { noCommitWait } from '../db/dialect.js';
 import { AppError, ValidationError } from './errors.js';
 import type { Database } from '../db/index.js';
 import type { Clock } from '../util/clock.js';
@@ -202,62 +200,11 @@ async function keepAnswer(store: KeyStore, request: FastifyRequest, reply: Fasti
 
 type KeyStore = ReturnType<typeof keyStore>;
 
-/**
- * A statement compiled once and run with new parameters: the two writes of every keyed request
- * skip building and compiling their query each time. `order` names the parameters in the order the
- * compiled statement binds them (checked once, against the sample's own parameters).
- */
-function prepared<K extends string, R>(query: CompiledQuery<R>, sample: Record<K, unknown>, order: K[]) {
-  const { sql, parameters } = query;
-  const expected = order.map((k) => sample[k]);
-  if (parameters.length !== expected.length || parameters.some((p, i) => p !== expected[i])) {
-    throw new Error(`idempotency: unexpected parameters of ${sql}`);
-  }
-  return (values: Record<K, unknown>) =>
-    CompiledQuery.raw(
-      sql,
-      order.map((k) => values[k]),
-    ) as CompiledQuery<R>;
-}
-
-/**
- * The `idempotency_keys` queries, every one scoped by account. The two writes of every keyed
- * request return the row's id and run through `database.read`, the path of the hot reads (on
- * SQLite a cached statement run at once outside any transaction, on PostgreSQL a named prepared
- * statement): it runs any statement that returns rows, and these are the hot writes.
- */
+/** The `idempotency_keys` queries, every one scoped by account. */
 function keyStore(database: Database, clock: Clock) {
   const { db } = database;
   let claims = 0;
   const later = (iso: string, ms: number) => isoMicros(new Date(new Date(iso).getTime() + ms));
-  // Distinct sample values, so that the order check cannot confuse two parameters.
-  const s = { userId: -1, key: 'k', hash: 'h', now: 'n', expires: 'e', status: -2, headers: 'hd', body: 'b' };
-
-  // The claim's commit does not wait for the disk (noCommitWait): what the request does next (its own
-  // changes, or storing its answer) commits durably and takes the claim with it; a claim lost in a
-  // database crash before then belonged to a request that had done nothing yet.
-  const insertClaim = prepared(
-    sql<{ id: number }>`insert into idempotency_keys (user_id, key, request_hash, state, created_at, expires_at)
-      select cast(${s.userId} as integer), cast(${s.key} as text), cast(${s.hash} as text), 'running', cast(${s.now} as text), cast(${s.expires} as text)
-      from ${noCommitWait(database.engine)} where true
-      on conflict (user_id, key) do nothing returning id`.compile(db),
-    s,
-    ['userId', 'key', 'hash', 'now', 'expires'],
-  );
-  const storeAnswer = prepared(
-    db
-      .updateTable('idempotency_keys')
-      .set({ request_hash: s.hash, status: s.status, headers: s.headers, body: s.body, state: 'done', expires_at: s.expires })
-      .where('user_id', '=', s.userId)
-      .where('key', '=', s.key)
-      .where('created_at', '=', s.now)
-      .where('state', '=', 'running')
-      .returning('id')
-      .compile(),
-    { ...s, done: 'done', running: 'running' },
-    ['hash', 'status', 'headers', 'body', 'done', 'expires', 'userId', 'key', 'now', 'running'],
-  );
-
   /**
    * Deletes the keys past their `expires_at` among the oldest rows (of any account): rows are
    * claimed in time order, so the expired ones gather at the lowest ids, and the look is bounded
@@ -279,8 +226,13 @@ function keyStore(database: Database, clock: Clock) {
     if (++claims % SWEEP_EVERY === 0) await sweep(now);
     const expires = later(now, ABANDONED_MS);
     for (let attempt = 0; attempt < 3; attempt++) {
-      const inserted = await database.read(insertClaim({ userId, key, hash: fingerprint, now, expires }));
-      if (inserted.length === 1) return { claimed: true };
+      const inserted = await db
+        .insertInto('idempotency_keys')
+        .values({ user_id: userId, key, request_hash: fingerprint, state: 'running', created_at: now, expires_at: expires })
+        .onConflict((oc) => oc.columns(['user_id', 'key']).doNothing())
+        .returning('id')
+        .executeTakeFirst();
+      if (inserted) return { claimed: true };
       const row = await db
         .selectFrom('idempotency_keys')
         .select(['id', 'state', 'request_hash', 'status', 'headers', 'body', 'expires_at'])
@@ -313,9 +265,14 @@ function keyStore(database: Database, clock: Clock) {
   ): Promise<void> {
     const { request_hash: hash, status, headers, body } = answer;
     const expires = later(claimedAt, KEEP_MS);
-    await database.read(
-      storeAnswer({ hash, status, headers, body, done: 'done', expires, userId, key, now: claimedAt, running: 'running' }),
-    );
+    await db
+      .updateTable('idempotency_keys')
+      .set({ request_hash: hash, status, headers, body, state: 'done', expires_at: expires })
+      .where('user_id', '=', userId)
+      .where('key', '=', key)
+      .where('created_at', '=', claimedAt)
+      .where('state', '=', 'running')
+      .execute();
   }
 
   /** Gives up the claim made at `claimedAt`: the next request with the key runs. */

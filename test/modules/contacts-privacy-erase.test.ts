@@ -160,6 +160,21 @@ describe('DELETE /contacts/erase', () => {
       .insertInto('inbound_events')
       .values({ event_key: `0100018f-feedback:${ADDRESS}`, created_at: now })
       .execute();
+    // An answer kept for an Idempotency-Key retry that names the address (a body as an answer could hold it).
+    await t.database.db
+      .insertInto('idempotency_keys')
+      .values({
+        user_id: t.a.keys!.user_id,
+        key: 'retry-1',
+        request_hash: 'h',
+        state: 'done',
+        status: 200,
+        headers: '{}',
+        body: JSON.stringify({ status: 'success', message: { email: ADDRESS } }),
+        created_at: now,
+        expires_at: isoMicros(new Date(Date.now() + 86_400_000)),
+      })
+      .execute();
     // A system mail still waiting in the queue (its payload holds the whole message).
     await ok(t.a, 'POST', '/single/send/test', { utr, emails: ['someone@example.com', ADDRESS] });
 
@@ -170,6 +185,7 @@ describe('DELETE /contacts/erase', () => {
       'bounced_addresses',
       'contact_consents',
       'contacts',
+      'idempotency_keys',
       'inbound_events',
       'mail_messages',
       'notification_recipients',

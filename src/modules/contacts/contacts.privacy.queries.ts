@@ -177,6 +177,20 @@ export async function deleteInboundEventKeys(db: Db, key: string): Promise<void>
     .execute();
 }
 
+/**
+ * Deletes the account's kept answers to `Idempotency-Key` requests (24 hours at most) whose body
+ * names the address: a retry of such a request runs again instead of being replayed.
+ */
+export async function deleteKeptAnswers(db: Db, userId: number, key: string): Promise<number> {
+  const pattern = `%${key.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  const r = await db
+    .deleteFrom('idempotency_keys')
+    .where('user_id', '=', userId)
+    .where(sql`lower(body)`, 'like', sql`${pattern} escape '\\'`)
+    .executeTakeFirst();
+  return Number(r.numDeletedRows);
+}
+
 /** Keeps the keyed hash of an erased address for the account (once). */
 export async function insertErasedHash(db: Db, userId: number, hash: string, now: Date): Promise<void> {
   await db

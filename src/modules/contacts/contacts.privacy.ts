@@ -19,6 +19,7 @@ import {
   deleteAddressRows,
   deleteContactRows,
   deleteInboundEventKeys,
+  deleteKeptAnswers,
   eraseMessageAddress,
   insertErasedHash,
   segmentIdsWithAddress,
@@ -98,6 +99,11 @@ export const ERASURE_STEPS: ErasureStep[] = [
   // The account's own staff address, when it is the one erased: it is mailed no more either.
   deleteRowsOf('notification_recipients'),
   (trx, t) => eraseMessageAddress(trx, t.userId, t.key, t.now),
+  // Answers kept for retries: they never make an address one the account holds either.
+  async (trx, t) => {
+    await deleteKeptAnswers(trx, t.userId, t.key);
+    return 0;
+  },
   // Not the account's rows: they never make an address one the account holds.
   async (trx, t) => {
     await deleteInboundEventKeys(trx, t.key);
