@@ -206,4 +206,3 @@ export function epochMsNow(engine: Engine): RawBuilder<number> {
     ? sql<number>`(extract(epoch from statement_timestamp()) * 1000)::float8`
     : sql<number>`((julianday('now') - 2440587.5) * 86400000.0)`;
 }
-
