@@ -1,94 +1,34 @@
 /**
- * The console in a real browser: Debian's chromium, driven by playwright-core, against the app
- * listening on a real port with the console built from web/. Skipped (with the reason) only where
- * /usr/bin/chromium is missing; `.ci/run` installs it. A screenshot of each page goes to
- * test-results/console/ (not committed; CI keeps it as an artifact).
+ * The console in a real browser (see browser.ts for the harness): sign-in, every section with axe
+ * and a screenshot, contacts, XSS, a phone-sized screen, the first page's weight.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { make, setup, type TestContext } from '../helpers.js';
-import { builtConsole } from './console-build.js';
+import { make, type TestContext } from '../helpers.js';
+import { skipWithoutChromium, startConsole, type ConsoleHarness } from './browser.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const skip = existsSync(CHROMIUM)
-  ? false
-  : `${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium) to run the browser test`;
-const SHOTS = join(import.meta.dirname, '..', '..', 'test-results', 'console');
-const AXE = readFileSync(join(import.meta.dirname, '..', '..', 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
 const SECTIONS = ['Overview', 'Contacts', 'Segments', 'Designs', 'Single sends', 'Automations', 'Settings'];
 
-describe('the console in chromium', { skip }, () => {
+describe('the console in chromium', { skip: skipWithoutChromium }, () => {
+  let h: ConsoleHarness;
   let t: TestContext;
-  let browser: Browser;
   let base: string;
-  let build: Awaited<ReturnType<typeof builtConsole>>;
+  const open: ConsoleHarness['open'] = (o) => h.open(o);
+  const signIn: ConsoleHarness['signIn'] = (p, k) => h.signIn(p, k);
+  const axeViolations: ConsoleHarness['axeViolations'] = (p) => h.axeViolations(p);
+  const shot: ConsoleHarness['shot'] = (p, n) => h.shot(p, n);
 
   before(async () => {
-    build = await builtConsole();
-    t = await setup({ consoleDir: build.dir });
-    base = await t.app.listen({ host: '127.0.0.1', port: 0 });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
-    });
-    mkdirSync(SHOTS, { recursive: true });
+    h = await startConsole();
+    t = h.t;
+    base = h.base;
   });
   after(async () => {
-    await browser?.close();
-    await t?.close();
-    build?.remove();
+    await h?.close();
   });
-
-  /**
-   * A page in a fresh context, collecting what must never happen: a CSP violation, a script error,
-   * a dialog (an XSS payload that ran).
-   */
-  async function open(
-    options: Parameters<Browser['newContext']>[0] = {},
-  ): Promise<{ context: BrowserContext; page: Page; problems: string[] }> {
-    const context = await browser.newContext(options);
-    const page = await context.newPage();
-    const problems: string[] = [];
-    page.on('console', (m) => {
-      if (m.type() === 'error') problems.push(`console: ${m.text()}`);
-    });
-    page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-    page.on('dialog', (d) => {
-      problems.push(`dialog: ${d.message()}`);
-      void d.dismiss();
-    });
-    return { context, page, problems };
-  }
-
-  async function signIn(page: Page, keys = t.a.keys!) {
-    await page.goto(`${base}/app`);
-    await page.getByLabel('Public key').fill(keys.public_key);
-    await page.getByLabel('Secret key').fill(keys.secret_key);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
-  }
-
-  /** axe-core's serious and critical violations on the page, as readable lines. */
-  async function axeViolations(page: Page): Promise<string[]> {
-    // Evaluated through the DevTools protocol, which the page's CSP does not govern (a script tag would be refused).
-    await page.evaluate(AXE);
-    const results = await page.evaluate(() =>
-      (
-        window as unknown as {
-          axe: { run(): Promise<{ violations: Array<{ id: string; impact: string; nodes: Array<{ target: string[] }> }> }> };
-        }
-      ).axe.run(),
-    );
-    return results.violations
-      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-      .map((v) => `${v.impact} ${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-  }
-
-  const shot = (page: Page, name: string) => page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
 
   it('refuses a wrong key with an alert, and keeps nothing', async () => {
     const { context, page, problems } = await open();
@@ -244,12 +184,12 @@ describe('the console in chromium', { skip }, () => {
   });
 
   it("keeps the first page's JavaScript within 150 KB gzipped; the chart is loaded apart", () => {
-    const index = readFileSync(join(build.dir, 'index.html'), 'utf8');
+    const index = readFileSync(join(h.dir, 'index.html'), 'utf8');
     const scripts = [...index.matchAll(/(?:src|href)="\/app\/(assets\/[^"]+\.js)"/g)].map((m) => m[1]);
     assert.ok(scripts.length >= 1, index);
-    const gzipped = scripts.reduce((n, file) => n + gzipSync(readFileSync(join(build.dir, file))).length, 0);
+    const gzipped = scripts.reduce((n, file) => n + gzipSync(readFileSync(join(h.dir, file))).length, 0);
     assert.ok(gzipped <= 150 * 1024, `first page JavaScript: ${gzipped} bytes gzipped`);
-    const entry = readFileSync(join(build.dir, scripts[0]), 'utf8');
+    const entry = readFileSync(join(h.dir, scripts[0]), 'utf8');
     assert.doesNotMatch(entry, /uPlot|u-legend/, 'uPlot is not in the first page');
   });
 });

@@ -6,7 +6,8 @@
 import type { Keys } from './session';
 
 export type Query = Record<string, string | number | undefined>;
-export type Form = Record<string, string | number | undefined | null>;
+/** A urlencoded body: an array goes as `name[0]`, `name[1]`, … (as the API's bulk deletes and recipient lists take it). */
+export type Form = Record<string, string | number | undefined | null | Array<string | number>>;
 
 export class ApiError extends Error {
   constructor(
@@ -42,7 +43,10 @@ export async function call<T>(keys: Keys, method: string, path: string, opts: { 
   let body: URLSearchParams | undefined;
   if (opts.form) {
     body = new URLSearchParams();
-    for (const [k, v] of Object.entries(opts.form)) if (v !== undefined && v !== null) body.set(k, String(v));
+    for (const [k, v] of Object.entries(opts.form)) {
+      if (Array.isArray(v)) v.forEach((item, i) => body!.append(`${k}[${i}]`, String(item)));
+      else if (v !== undefined && v !== null) body.set(k, String(v));
+    }
   }
   let res: Response;
   try {

@@ -1,0 +1,114 @@
+/**
+ * The harness of the console's browser tests: the app on a real port with the console built from
+ * web/, Debian's chromium driven by playwright-core, and the checks every page gets (no CSP
+ * violation, no script error, no dialog; axe-core; a screenshot in test-results/console/, which is
+ * not committed and which CI keeps as an artifact).
+ */
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { setup, type TestContext } from '../helpers.js';
+import { builtConsole } from './console-build.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const SHOTS = join(import.meta.dirname, '..', '..', 'test-results', 'console');
+const AXE = readFileSync(join(import.meta.dirname, '..', '..', 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
+
+/** `describe`'s skip option: the reason when chromium is missing (`.ci/run` installs it), else false. */
+export const skipWithoutChromium: string | false = existsSync(CHROMIUM)
+  ? false
+  : `${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium) to run the browser test`;
+
+export interface Opened {
+  context: BrowserContext;
+  page: Page;
+  /** What must never happen: CSP violations and other console errors, script errors, dialogs (an XSS that ran). */
+  problems: string[];
+}
+
+export interface ConsoleHarness {
+  t: TestContext;
+  /** The app's origin, e.g. http://127.0.0.1:41234. */
+  base: string;
+  browser: Browser;
+  /** The folder the console was built into. */
+  dir: string;
+  open(options?: Parameters<Browser['newContext']>[0]): Promise<Opened>;
+  /** Signs in with an account's keys (account a by default) and waits for the overview. */
+  signIn(page: Page, keys?: { public_key: string; secret_key: string }): Promise<void>;
+  /** axe-core's serious and critical violations on the page, as readable lines. */
+  axeViolations(page: Page): Promise<string[]>;
+  /** A full-page screenshot as test-results/console/<name>.png. */
+  shot(page: Page, name: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Starts the app (with `setup`'s options) and chromium. */
+export async function startConsole(options: Parameters<typeof setup>[0] = {}): Promise<ConsoleHarness> {
+  const build = await builtConsole();
+  const t = await setup({ ...options, consoleDir: build.dir });
+  const base = await t.app.listen({ host: '127.0.0.1', port: 0 });
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
+  });
+  mkdirSync(SHOTS, { recursive: true });
+
+  async function open(contextOptions: Parameters<Browser['newContext']>[0] = {}): Promise<Opened> {
+    const context = await browser.newContext(contextOptions);
+    const page = await context.newPage();
+    const problems: string[] = [];
+    page.on('console', (m) => {
+      if (m.type() === 'error') problems.push(`console: ${m.text()}`);
+    });
+    page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+    page.on('dialog', (d) => {
+      problems.push(`dialog: ${d.message()}`);
+      void d.dismiss();
+    });
+    return { context, page, problems };
+  }
+
+  async function signIn(page: Page, keys = t.a.keys!) {
+    await page.goto(`${base}/app`);
+    await page.getByLabel('Public key').fill(keys.public_key);
+    await page.getByLabel('Secret key').fill(keys.secret_key);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+  }
+
+  async function axeViolations(page: Page): Promise<string[]> {
+    // Evaluated through the DevTools protocol, which the page's CSP does not govern (a script tag would be refused).
+    await page.evaluate(AXE);
+    const results = await page.evaluate(() =>
+      (
+        window as unknown as {
+          axe: { run(): Promise<{ violations: Array<{ id: string; impact: string; nodes: Array<{ target: string[] }> }> }> };
+        }
+      ).axe.run(),
+    );
+    return results.violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => `${v.impact} ${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+  }
+
+  const shot = async (page: Page, name: string) => {
+    await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+  };
+
+  return {
+    t,
+    base,
+    browser,
+    dir: build.dir,
+    open,
+    signIn,
+    axeViolations,
+    shot,
+    async close() {
+      await browser.close();
+      await t.close();
+      build.remove();
+    },
+  };
+}
