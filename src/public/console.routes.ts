@@ -13,11 +13,14 @@ import { Media } from '../http/schemas.js';
 import { messagePage, sendPage } from './page.js';
 
 /**
- * Script and style only from this server's own files, API calls only to this server, never framed.
- * No inline script or style attribute is needed: Svelte and the chart set styles through the DOM.
+ * Script only from this server's own files, API calls only to this server, never framed. Inline
+ * styles are allowed: an email is inline-styled by nature, and its previews (sandboxed frames,
+ * which inherit this policy) and the email editor need them, as they need the images an email
+ * links to. Script stays strict, so markup that slipped through could still run nothing.
  */
 export const CONSOLE_CSP =
-  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
+  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: https:; " +
+  "font-src 'self' data: https:; connect-src 'self'; " +
   "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
 const HEADERS = {

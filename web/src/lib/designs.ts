@@ -1,0 +1,65 @@
+/**
+ * The designs a mail can use: the shipped design templates (`GET /get-design/template`) and the
+ * account's saved designs (`GET /designs`). Sends and automation emails take either as
+ * `template_id` + `template_json`: a shipped one by its id with no JSON (the service uses its own
+ * copy), a saved one as the blank template (id 1) with the design's MJML JSON.
+ */
+import type { Api } from './api';
+
+export interface DesignTemplate {
+  id: number;
+  template_name: string;
+  preview_image: string;
+  json_code: string;
+  html_code: string;
+  is_blank: number;
+}
+
+export interface SavedDesign {
+  id: number;
+  name: string;
+  template_json: string;
+  html_code: string;
+  created_at: string;
+  updated_at: string | null;
+}
+
+/** One choice of the design picker, ready for the create forms. */
+export interface DesignChoice {
+  /** `t<id>` for a shipped template, `d<id>` for a saved design. */
+  key: string;
+  label: string;
+  template_id: number;
+  /** Empty for a shipped template (the service uses its own), the MJML JSON for a saved design. */
+  template_json: string;
+  /** The shipped preview image's file name (a saved design shows the blank one's). */
+  preview_img: string;
+  html: string;
+}
+
+/** Every design the account can choose: the shipped ones first, then its saved designs, newest first. */
+export async function loadDesignChoices(api: Api): Promise<DesignChoice[]> {
+  const [shipped, saved] = await Promise.all([
+    api.get<{ templates: DesignTemplate[] }>('/get-design/template'),
+    api.get<{ designs: SavedDesign[] }>('/designs').catch(() => ({ designs: [] as SavedDesign[] })),
+  ]);
+  const blank = shipped.templates.find((t) => t.is_blank === 1) ?? shipped.templates[0];
+  return [
+    ...shipped.templates.map((t) => ({
+      key: `t${t.id}`,
+      label: t.template_name,
+      template_id: t.id,
+      template_json: '',
+      preview_img: t.preview_image,
+      html: t.html_code,
+    })),
+    ...saved.designs.map((d) => ({
+      key: `d${d.id}`,
+      label: d.name,
+      template_id: blank?.id ?? 1,
+      template_json: d.template_json,
+      preview_img: blank?.preview_image ?? '',
+      html: d.html_code,
+    })),
+  ];
+}
