@@ -83,3 +83,45 @@ export type Api = ReturnType<typeof api>;
 export function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
+
+/**
+ * Posts a multipart form (e.g. a CSV file) with the key headers, reporting the upload's progress
+ * (0–1) as the browser sends it: `fetch` cannot, XMLHttpRequest can. Answers like `call`: the
+ * whole success body, or an ApiError with the envelope's errors.
+ */
+export function upload<T = { message: string }>(
+  keys: Keys,
+  path: string,
+  formData: FormData,
+  onProgress: (fraction: number) => void = () => {},
+): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open('POST', path);
+    xhr.setRequestHeader('PublicKey', keys.publicKey);
+    xhr.setRequestHeader('SecretKey', keys.secretKey);
+    xhr.setRequestHeader('Accept', 'application/json');
+    xhr.upload.onprogress = (e) => {
+      if (e.lengthComputable && e.total > 0) onProgress(e.loaded / e.total);
+    };
+    xhr.upload.onload = () => onProgress(1);
+    xhr.onerror = () => reject(new ApiError(0, 'The service cannot be reached. Check your connection and try again.'));
+    xhr.onload = () => {
+      let json: { status?: string; errors?: unknown };
+      try {
+        json = JSON.parse(xhr.responseText);
+      } catch {
+        reject(new ApiError(xhr.status, `The service answered ${xhr.status} without a readable body.`));
+        return;
+      }
+      if (xhr.status < 200 || xhr.status >= 300 || json.status !== 'success') {
+        const fields = json.errors && typeof json.errors === 'object' ? (json.errors as Record<string, string[]>) : {};
+        const text = xhr.status === 401 ? 'These keys were not accepted. Check the public and the secret key.' : errorText(json.errors);
+        reject(new ApiError(xhr.status, text, fields));
+        return;
+      }
+      resolve(json as T);
+    };
+    xhr.send(formData);
+  });
+}
