@@ -253,7 +253,7 @@ describe('the console: contacts', { skip: skipWithoutChromium }, () => {
 
     // Erase, after an inline confirmation.
     await page.getByRole('button', { name: 'Erase this address' }).click();
-    await page.getByText('never mailed again').waitFor();
+    await page.getByText('keeps the address from ever being mailed again').waitFor();
     await page.getByRole('button', { name: 'Keep the address' }).click();
     await page.getByRole('button', { name: 'Erase this address' }).click();
     await h.shot(page, 'contacts-contact-erase');
@@ -263,6 +263,26 @@ describe('the console: contacts', { skip: skipWithoutChromium }, () => {
     assert.equal(after.status, 404);
     assert.equal((await t.a.get('/contacts/details', { contact_id: id })).status, 404);
     assert.equal((await t.b.get('/contacts/export', { email: address })).status, 200, "another account's copy stays");
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  it('fits a phone-sized screen: the import, fields and contact pages do not scroll sideways', async () => {
+    const id = await make.contact(t.a, { email: 'a.rather.long.address.for.a.small.screen@example.com' });
+    const { context, page, problems } = await h.open({ viewport: { width: 360, height: 740 }, isMobile: true, hasTouch: true });
+    await h.signIn(page);
+    for (const [path, heading] of [
+      ['/contacts/import', 'Import contacts'],
+      ['/contacts/fields', 'Custom fields'],
+      [`/contacts/${id}`, 'Ada Lovelace'],
+    ]) {
+      await page.goto(`${base}/app${path}`);
+      await page.getByRole('heading', { level: 1, name: heading }).waitFor();
+      if (heading === 'Ada Lovelace') await page.getByRole('button', { name: 'Export data' }).waitFor();
+      const width = await page.evaluate(() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]);
+      assert.ok(width[0] <= width[1], `${path} wider than the screen: ${width[0]} > ${width[1]}`);
+    }
+    await h.shot(page, 'contacts-contact-phone');
     assert.deepEqual(problems, []);
     await context.close();
   });
