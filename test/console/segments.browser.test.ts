@@ -5,7 +5,7 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Page } from 'playwright-core';
+import type { Page, Route } from 'playwright-core';
 import { make, type TestContext } from '../helpers.js';
 import { skipWithoutChromium, startConsole, type ConsoleHarness } from './browser.js';
 
@@ -234,6 +234,37 @@ describe('the Segments section in chromium', { skip: skipWithoutChromium }, () =
     assert.equal(await page.getByText('Their secret segment').count(), 0);
     await page.goto(`${h.base}/app/segments/${theirs.body.id}/nope`);
     await page.getByRole('heading', { level: 1, name: 'Page not found' }).waitFor();
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  it('shows the count of the newest conditions when an older answer comes back later', async () => {
+    const { context, page, problems } = await h.open();
+    await h.signIn(page);
+    // The count for "Paris" is held back until the count for "Lyon" has been shown.
+    let held!: (route: Route) => void;
+    const heldRoute = new Promise<Route>((resolve) => (held = resolve));
+    await page.route('**/segment/count', async (route) => {
+      if ((route.request().postData() ?? '').includes('Paris')) held(route);
+      else await route.continue();
+    });
+    await page.goto(`${h.base}/app/segments/new`);
+    await page.getByLabel('Contact type').selectOption({ label: 'Newsletter' });
+    await liveCount(page, '30 contacts match');
+    await page.getByRole('button', { name: 'Add condition' }).click();
+    const row = page.getByRole('group', { name: 'Condition 1' });
+    await row.getByLabel('Field').selectOption('city');
+    await row.getByLabel('Value').fill('Paris');
+    const paris = await heldRoute;
+    await row.getByLabel('Value').fill('Lyon');
+    await liveCount(page, '20 contacts match');
+    const late = page.waitForResponse((r) => r.request() === paris.request());
+    await paris.continue();
+    assert.deepEqual(await (await late).json(), { status: 'success', message: { count: 10 } });
+    // Past the late answer's handling (the next frames), the count still belongs to "Lyon".
+    await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+    await liveCount(page, '20 contacts match');
+    assert.equal((await page.locator('.live-count').innerText()).trim(), '20 contacts match');
     assert.deepEqual(problems, []);
     await context.close();
   });
