@@ -32,15 +32,39 @@ export async function catalogueOf(db: Db, userId: number): Promise<Map<string, F
   return fieldCatalogue(await customFieldTypes(db, userId));
 }
 
-/** The live contacts of the segment's type that its conditions select (as `c`): what membership is computed from. */
-export function segmentCandidates(db: Db, segment: SegmentRow, catalogue: Map<string, FieldKind>) {
-  const conds = conditionsOf(parse(segment.select_field), parse(segment.select_operator), parse(segment.value));
+/** A segment definition as stored: its contact type, the three condition arrays and `query_type`. */
+export interface SegmentDefinition {
+  contact_type_id: number;
+  select_field: string[];
+  select_operator: string[];
+  value: string[];
+  query_type: string | null;
+}
+
+/**
+ * The live contacts of a definition's contact type that its conditions select (as `c`): what
+ * membership is computed from, and what `POST /segment/count` counts before a segment is saved.
+ */
+export function definitionCandidates(db: Db, userId: number, def: SegmentDefinition, catalogue: Map<string, FieldKind>) {
+  const conds = conditionsOf(def.select_field, def.select_operator, def.value);
   return db
     .selectFrom('contacts as c')
-    .where('c.user_id', '=', segment.user_id)
-    .where('c.contact_type_id', '=', segment.contact_type_id)
+    .where('c.user_id', '=', userId)
+    .where('c.contact_type_id', '=', def.contact_type_id)
     .where('c.deleted_at', 'is', null)
-    .where(conditionsSql(engineOf(db), conds, segment.query_type, catalogue));
+    .where(conditionsSql(engineOf(db), conds, def.query_type, catalogue));
+}
+
+/** The live contacts of the segment's type that its conditions select (as `c`). */
+export function segmentCandidates(db: Db, segment: SegmentRow, catalogue: Map<string, FieldKind>) {
+  const def: SegmentDefinition = {
+    contact_type_id: segment.contact_type_id,
+    select_field: parse(segment.select_field),
+    select_operator: parse(segment.select_operator),
+    value: parse(segment.value),
+    query_type: segment.query_type,
+  };
+  return definitionCandidates(db, segment.user_id, def, catalogue);
 }
 
 /**

@@ -4,11 +4,13 @@ import { schemaErrors } from '../../http/error-handler.js';
 import { sendList } from '../../http/list.js';
 import { OkCreated, OkInErrors, OkText, responses } from '../../http/schemas.js';
 import {
+  CountSegmentBody,
   CreateSegmentBody,
   ListSegmentsQuery,
   RecipientIdQuery,
   RecipientListQuery,
   SegmentIdQuery,
+  SegmentCount,
   SegmentList,
   SegmentRecipientList,
   StoreRecipientBody,
@@ -16,6 +18,7 @@ import {
 } from './segments.schema.js';
 import {
   addRecipient,
+  countSegmentMatches,
   createSegment,
   deleteRecipient,
   deleteSegment,
@@ -56,6 +59,22 @@ export const segmentRoutes: FastifyPluginAsyncTypebox = async (app) => {
       await updateSegment(deps, req.userId, req.body, schemaErrors(req));
       return ok('Updated Successfully');
     },
+  );
+
+  app.post(
+    '/segment/count',
+    {
+      schema: {
+        summary: 'Count the contacts a segment definition matches',
+        description:
+          'Takes the fields of `/segment/create` without `segment_name`, checks them the same way, and answers how many live ' +
+          'contacts of the contact type match the conditions now, without saving anything (a live count while a segment is built).',
+        body: CountSegmentBody,
+        response: responses(SegmentCount, 422),
+      },
+      config: { deferValidation: true },
+    },
+    async (req) => ok({ count: await countSegmentMatches(deps, req.userId, req.body, schemaErrors(req)) }),
   );
 
   app.get(

@@ -12,8 +12,7 @@ export type SegmentRow = Selectable<SegmentTable>;
  * field `select_field[i]` with operator `select_operator[i]` against the entries of `value` it takes
  * (none, one, or two for `between`), in order. The service checks them against the account's fields.
  */
-const segmentFields = {
-  segment_name: Text(),
+const conditionFields = {
   contact_type_id: Id,
   select_field: Type.Optional(
     Type.Array(Text(64), { maxItems: 50, description: 'Per condition: a reserved field, `created_at`, or a custom field of the account.' }),
@@ -27,10 +26,26 @@ const segmentFields = {
   ),
   query_type: Type.Optional(Enum(['and', 'or'] as const)),
 };
+const segmentFields = { segment_name: Text(), ...conditionFields };
 
 export const CreateSegmentBody = Type.Object(segmentFields);
 export const UpdateSegmentBody = Type.Object({ segment_id: Id, ...segmentFields });
 export type SegmentInput = Static<typeof CreateSegmentBody>;
+
+/** The count's parameters: a definition as create takes it, without the name. */
+export const CountSegmentBody = Type.Object(conditionFields);
+export type ConditionsInput = Static<typeof CountSegmentBody>;
+
+/** How many contacts a definition would match now. */
+export const SegmentCount = Success(
+  Type.Object({
+    count: Type.Integer({
+      minimum: 0,
+      description: 'The live contacts of the contact type that match the conditions: the members a segment saved with them starts with.',
+    }),
+  }),
+  { description: 'The number of matching contacts.' },
+);
 
 export const StoreRecipientBody = Type.Object({
   segment_id: Id,

@@ -6,7 +6,7 @@ import { NotFound, RNF, Rnf, type FieldErrors } from '../../http/errors.js';
 import { messages, Rules, uniqueOr } from '../../http/messages.js';
 import { toId } from '../../http/schemas.js';
 import { parseConditions, arity } from './segments.conditions.js';
-import { catalogueOf, refreshSegmentMembers } from './segments.membership.js';
+import { catalogueOf, definitionCandidates, refreshSegmentMembers } from './segments.membership.js';
 import { enrollJoiners } from '../automations/automations.enroll.js';
 import {
   contactTypeExists,
@@ -25,6 +25,7 @@ import {
 import {
   toSegment,
   toSegmentRecipient,
+  type ConditionsInput,
   type RecipientInput,
   type RecipientListRow,
   type SegmentInput,
@@ -43,11 +44,11 @@ export function listSegments(deps: AppDeps, userId: number) {
 }
 
 /**
- * Checks a create/update body on top of the schema's failures (the contact type is the account's,
- * each condition names a known field, an operator that suits it and the values it takes) and
- * returns the definition to store.
+ * Checks the definition of a create/update/count body on top of the schema's failures (the
+ * contact type is the account's, each condition names a known field, an operator that suits it
+ * and the values it takes) and returns it as it would be stored.
  */
-async function checkSegment(db: Db, userId: number, input: SegmentInput, rules: Rules): Promise<SegmentValues> {
+async function checkDefinition(db: Db, userId: number, input: ConditionsInput, rules: Rules): Promise<Omit<SegmentValues, 'segment_name'>> {
   await rules.check('contact_type_id', input.contact_type_id, async (id) =>
     (await contactTypeExists(db, userId, id)) ? null : messages.invalid('contact_type_id'),
   );
@@ -55,13 +56,36 @@ async function checkSegment(db: Db, userId: number, input: SegmentInput, rules: 
   rules.done();
   return {
     contact_type_id: input.contact_type_id,
-    segment_name: input.segment_name,
     select_field: conditions.map((c) => c.field),
     select_operator: conditions.map((c) => c.operator),
     // Only the entries the operators take (none for `is empty`), in order.
     value: conditions.flatMap((c) => c.values.slice(0, arity(c.operator))),
     query_type: input.query_type ?? 'and',
   };
+}
+
+/** A create/update body's definition and name, checked (see `checkDefinition`). */
+async function checkSegment(db: Db, userId: number, input: SegmentInput, rules: Rules): Promise<SegmentValues> {
+  const definition = await checkDefinition(db, userId, input, rules);
+  return { segment_name: input.segment_name, ...definition };
+}
+
+/**
+ * How many contacts a definition matches now, checked as create checks it: the matched members a
+ * segment saved with it would start with. Counted by the same filter that computes membership.
+ */
+export async function countSegmentMatches(
+  deps: AppDeps,
+  userId: number,
+  input: ConditionsInput,
+  schemaFailures: FieldErrors,
+): Promise<number> {
+  const { db } = deps.database;
+  const definition = await checkDefinition(db, userId, input, new Rules(schemaFailures));
+  const row = await definitionCandidates(db, userId, definition, await catalogueOf(db, userId))
+    .select((eb) => eb.fn.countAll().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
 }
 
 /** Creates a segment and computes its membership in the same transaction; returns its id. */
