@@ -245,6 +245,26 @@ describe('the console’s Settings section in chromium', { skip: skipWithoutChro
     await close();
   });
 
+  it('pages a list of hundreds of rows', async () => {
+    const many = Array.from({ length: 120 }, (_, i) => `bulk${i}@example.com`).join(',');
+    assert.equal((await t.a.post('/global-unsubscribes/save', { email_address: many })).status, 200);
+    const total = (await t.a.get('/global-unsubscribes', { page: 1, per_page: 1 })).body.message.meta.total;
+    assert.ok(total >= 120);
+    const { page, problems, close } = await openSettings('Global unsubscribes');
+    const rows = page.getByRole('table').locator('tbody tr');
+    await page.getByText(`Page 1 of 3 · ${total} addresses`).waitFor();
+    assert.equal(await rows.count(), 50);
+    assert.equal(await page.getByRole('button', { name: 'Previous page' }).isDisabled(), true);
+    await page.getByRole('button', { name: 'Next page' }).click();
+    await page.getByText(`Page 2 of 3 · ${total} addresses`).waitFor();
+    await page.getByRole('button', { name: 'Next page' }).click();
+    await page.getByText(`Page 3 of 3 · ${total} addresses`).waitFor();
+    assert.equal(await rows.count(), total - 100);
+    assert.equal(await page.getByRole('button', { name: 'Next page' }).isDisabled(), true);
+    assert.deepEqual(problems, []);
+    await close();
+  });
+
   it('lists suppressed addresses and lifts one', async () => {
     for (const [c, email] of [
       [t.a, 'gone@example.com'],
