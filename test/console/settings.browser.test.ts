@@ -81,7 +81,10 @@ describe('the console’s Settings section in chromium', { skip: skipWithoutChro
 
   it('adds a sender with field errors on its fields, resends its link, edits and deletes it; the nickname is text', async () => {
     assert.equal((await t.b.post('/sender/save', sender({ nickname: 'Other account sender', from_email: 'b@b.example.com' }))).status, 200);
-    const made = await t.a.post('/sender/save', sender({ nickname: 'api-made', from_email: 'api@acme.example.com', state_id: STATE.id, city_id: CITY.id }));
+    const made = await t.a.post(
+      '/sender/save',
+      sender({ nickname: 'api-made', from_email: 'api@acme.example.com', state_id: STATE.id, city_id: CITY.id }),
+    );
     assert.equal(made.status, 200, made.text);
 
     const { page, problems, close } = await openSettings('Senders');
@@ -121,12 +124,18 @@ describe('the console’s Settings section in chromium', { skip: skipWithoutChro
 
     // The nickname is shown as text: no image made, no script ran.
     const row = page.getByRole('row', { name: /hello@acme\.example\.com/ });
-    assert.match(await row.innerText(), /<img src=x onerror=alert\(1\)>Acme\s+Acme Newsletter <hello@acme\.example\.com>\s+reply@acme\.example\.com\s+Not verified/);
+    assert.match(
+      await row.innerText(),
+      /<img src=x onerror=alert\(1\)>Acme\s+Acme Newsletter <hello@acme\.example\.com>\s+reply@acme\.example\.com\s+Not verified/,
+    );
     assert.equal(await page.locator('main img').count(), 0);
 
     // The link went out on save: a resend this soon is refused with the API's reason.
     await row.getByRole('button', { name: /^Resend verification/ }).click();
-    assert.match(await page.getByRole('alert').innerText(), /^A verification mail was sent less than a minute ago\. Try again in \d+ seconds\.$/);
+    assert.match(
+      await page.getByRole('alert').innerText(),
+      /^A verification mail was sent less than a minute ago\. Try again in \d+ seconds\.$/,
+    );
     await t.database.db.updateTable('senders').set({ send_at: '2020-01-01 00:00:00' }).where('id', '=', added.id).execute();
     await row.getByRole('button', { name: /^Resend verification/ }).click();
     await status(page, 'A new verification link was mailed to hello@acme.example.com.');
@@ -135,7 +144,10 @@ describe('the console’s Settings section in chromium', { skip: skipWithoutChro
     await h.shot(page, 'settings-senders');
 
     // Edit keeps what the console does not show (the state and city of a sender made through the API).
-    await page.getByRole('row', { name: /api-made/ }).getByRole('button', { name: /^Edit/ }).click();
+    await page
+      .getByRole('row', { name: /api-made/ })
+      .getByRole('button', { name: /^Edit/ })
+      .click();
     await page.getByRole('heading', { level: 2, name: 'Edit sender “api-made”' }).waitFor();
     assert.equal(await page.getByLabel('From email').inputValue(), 'api@acme.example.com');
     await page.getByLabel('From name').fill('Acme Sales');
@@ -161,7 +173,10 @@ describe('the console’s Settings section in chromium', { skip: skipWithoutChro
   });
 
   it('adds, edits and deletes an unsubscribe group, and adds and removes its recipients', async () => {
-    assert.equal((await t.b.post('/unsubscribes-groups/save', { group_name: 'Other account group', description: 'b', is_display: 1 })).status, 200);
+    assert.equal(
+      (await t.b.post('/unsubscribes-groups/save', { group_name: 'Other account group', description: 'b', is_display: 1 })).status,
+      200,
+    );
     const { page, problems, close } = await openSettings('Unsubscribe groups');
     await page.getByLabel('Group name').fill('Newsletter');
     await page.getByLabel('Description').fill('Monthly news');
@@ -200,8 +215,14 @@ describe('the console’s Settings section in chromium', { skip: skipWithoutChro
     await page.getByLabel('Addresses').fill('x@example.com, y@example.com');
     await page.getByRole('button', { name: 'Add to group' }).click();
     await status(page, 'Added 2 addresses.');
-    await page.getByRole('row', { name: /x@example\.com/ }).getByRole('button', { name: /^Remove/ }).click();
-    await page.getByRole('row', { name: /x@example\.com/ }).getByRole('button', { name: 'Yes, remove' }).click();
+    await page
+      .getByRole('row', { name: /x@example\.com/ })
+      .getByRole('button', { name: /^Remove/ })
+      .click();
+    await page
+      .getByRole('row', { name: /x@example\.com/ })
+      .getByRole('button', { name: 'Yes, remove' })
+      .click();
     await status(page, 'x@example.com removed from the group.');
     const recipients = (await t.a.get('/unsubscribes-groups/recipients-list', { groupId: groups[0].id })).body.message.recipients;
     assert.deepEqual(
@@ -212,9 +233,18 @@ describe('the console’s Settings section in chromium', { skip: skipWithoutChro
     await h.shot(page, 'settings-group');
 
     await page.getByRole('link', { name: '← Unsubscribe groups' }).click();
-    await page.getByRole('row', { name: /Monthly newsletter/ }).getByRole('cell', { name: '1', exact: true }).waitFor();
-    await page.getByRole('row', { name: /Monthly newsletter/ }).getByRole('button', { name: /^Delete/ }).click();
-    await page.getByRole('row', { name: /Monthly newsletter/ }).getByRole('button', { name: 'Yes, delete' }).click();
+    await page
+      .getByRole('row', { name: /Monthly newsletter/ })
+      .getByRole('cell', { name: '1', exact: true })
+      .waitFor();
+    await page
+      .getByRole('row', { name: /Monthly newsletter/ })
+      .getByRole('button', { name: /^Delete/ })
+      .click();
+    await page
+      .getByRole('row', { name: /Monthly newsletter/ })
+      .getByRole('button', { name: 'Yes, delete' })
+      .click();
     await status(page, 'Group “Monthly newsletter” deleted.');
     await page.getByRole('cell', { name: 'No unsubscribe groups yet.' }).waitFor();
     assert.deepEqual((await t.a.get('/unsubscribes-groups')).body.message.unsubscribesGroups, []);
@@ -229,8 +259,14 @@ describe('the console’s Settings section in chromium', { skip: skipWithoutChro
     await page.getByLabel('Addresses').fill('g1@example.com,g2@example.com');
     await page.getByRole('button', { name: 'Add addresses' }).click();
     await status(page, 'Added 2 addresses.');
-    await page.getByRole('row', { name: /g1@example\.com/ }).getByRole('button', { name: /^Remove/ }).click();
-    await page.getByRole('row', { name: /g1@example\.com/ }).getByRole('button', { name: 'Yes, remove' }).click();
+    await page
+      .getByRole('row', { name: /g1@example\.com/ })
+      .getByRole('button', { name: /^Remove/ })
+      .click();
+    await page
+      .getByRole('row', { name: /g1@example\.com/ })
+      .getByRole('button', { name: 'Yes, remove' })
+      .click();
     await status(page, 'g1@example.com removed');
     await page.getByRole('row', { name: /g1@example\.com/ }).waitFor({ state: 'detached' });
     const listed = (await t.a.get('/global-unsubscribes')).body.message.unSubscribers;
@@ -430,10 +466,7 @@ describe('the console’s Settings section in chromium', { skip: skipWithoutChro
       await page.goto(`${base}/app/settings/${path}`);
       await page.getByRole('heading', { level: 1 }).waitFor();
       await page.getByRole('table').waitFor();
-      assert.ok(
-        await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth),
-        `no sideways scroll on ${path}`,
-      );
+      assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), `no sideways scroll on ${path}`);
     }
     await h.shot(page, 'settings-webhooks-phone');
     assert.deepEqual(problems, []);
