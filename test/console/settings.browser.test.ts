@@ -345,6 +345,12 @@ describe('the console’s Settings section in chromium', { skip: skipWithoutChro
     );
     assert.deepEqual(await h.axeViolations(page), []);
     await h.shot(page, 'settings-notifications');
+    // By keyboard: asking moves the focus to Cancel, and Cancel gives it back.
+    await row.getByRole('button', { name: /^Delete/ }).focus();
+    await page.keyboard.press('Enter');
+    assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Cancel');
+    await page.keyboard.press('Enter');
+    assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Delete ops@example.com');
     await row.getByRole('button', { name: /^Delete/ }).click();
     await row.getByRole('button', { name: 'Yes, delete' }).click();
     await status(page, 'ops@example.com removed.');
