@@ -295,6 +295,8 @@ describe('the console’s Settings section in chromium', { skip: skipWithoutChro
     await page.getByText(`Page 2 of 3 · ${total} addresses`).waitFor();
     await page.getByRole('button', { name: 'Next page' }).click();
     await page.getByText(`Page 3 of 3 · ${total} addresses`).waitFor();
+    // The page number moves at the click; the rows when the page has loaded.
+    await page.waitForFunction((n) => document.querySelectorAll('main tbody tr').length === n, total - 100);
     assert.equal(await rows.count(), total - 100);
     assert.equal(await page.getByRole('button', { name: 'Next page' }).isDisabled(), true);
     assert.deepEqual(problems, []);
