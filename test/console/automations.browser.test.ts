@@ -123,8 +123,14 @@ describe('the console: automations', { skip: skipWithoutChromium }, () => {
     await page.getByRole('button', { name: 'Add email' }).press('Enter');
     await page.getByRole('status').filter({ hasText: 'Email “Two days in” added.' }).waitFor();
     const rows = page.getByRole('region', { name: 'Emails' }).getByRole('row');
-    assert.match(await rows.nth(1).innerText(), /1\s+Welcome aboard, \(\(first_name\)\)\s+Acme News <.+>\s+Instantly after joining\s+Welcome · Preview/);
-    assert.match(await rows.nth(2).innerText(), /2\s+Two days in\s+Acme News <.+>\s+2 days after the previous email\s+Newsletter · Preview/);
+    assert.match(
+      await rows.nth(1).innerText(),
+      /1\s+Welcome aboard, \(\(first_name\)\)\s+Acme News <.+>\s+Instantly after joining\s+Welcome · Preview/,
+    );
+    assert.match(
+      await rows.nth(2).innerText(),
+      /2\s+Two days in\s+Acme News <.+>\s+2 days after the previous email\s+Newsletter · Preview/,
+    );
     const schedules = (await t.a.get('/automations/schedule', { utr })).body.message.automation_schedules;
     assert.deepEqual(
       schedules.map((s: any) => [s.subject, s.waiting_period, s.waiting_type, s.template_id]),
@@ -152,7 +158,11 @@ describe('the console: automations', { skip: skipWithoutChromium }, () => {
     assert.equal((await t.a.get('/automations/details', { utr })).body.message.automation.total_triggered, 1);
     await page.reload();
     await page.getByRole('heading', { level: 1, name: 'Onboarding' }).waitFor();
-    const figure = (label: string) => page.locator('.figures div').filter({ has: page.getByText(label, { exact: true }) }).locator('dd');
+    const figure = (label: string) =>
+      page
+        .locator('.figures div')
+        .filter({ has: page.getByText(label, { exact: true }) })
+        .locator('dd');
     await page.locator('.figures').waitFor();
     assert.equal(await figure('Triggered').textContent(), '1');
     for (const label of ['Delivered', 'Unique opens', 'Unique clicks', 'Bounces', 'Unsubscribes']) await figure(label).waitFor();
@@ -162,7 +172,10 @@ describe('the console: automations', { skip: skipWithoutChromium }, () => {
     // A live automation keeps its target: the API's reason in the alert.
     await page.getByLabel('Runs for', { exact: true }).selectOption({ label: 'Contact type: Others' });
     await page.getByRole('button', { name: 'Save changes' }).press('Enter');
-    await page.getByRole('alert').filter({ hasText: 'A live automation cannot change its contact type or segment: pause it first' }).waitFor();
+    await page
+      .getByRole('alert')
+      .filter({ hasText: 'A live automation cannot change its contact type or segment: pause it first' })
+      .waitFor();
 
     // Pause, then rename.
     await page.getByRole('button', { name: 'Pause' }).press('Enter');
@@ -190,7 +203,10 @@ describe('the console: automations', { skip: skipWithoutChromium }, () => {
     const row = page.getByRole('row', { name: /Onboarding v2/ });
     // The clicks are read from each automation's statistics after the list.
     await page.waitForFunction(() => !document.querySelector('main tbody')?.textContent?.includes('…'));
-    assert.match(await row.innerText(), /Onboarding v2\s+Custom\s+Contact type: Members\s+Paused\s+1\s+1\s+\d+\s+0\s+0\s+Duplicate\s+Delete/);
+    assert.match(
+      await row.innerText(),
+      /Onboarding v2\s+Custom\s+Contact type: Members\s+Paused\s+1\s+1\s+\d+\s+0\s+0\s+Duplicate\s+Delete/,
+    );
     assert.equal(await page.getByText('Secret of account B').count(), 0);
     assert.deepEqual(await h.axeViolations(page), []);
     await h.shot(page, 'automations-list');

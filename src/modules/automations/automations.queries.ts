@@ -121,7 +121,10 @@ export async function deleteSchedule(db: Db, id: number): Promise<void> {
 export async function updateAutomationRow(
   trx: Db,
   id: number,
-  values: Pick<Updateable<AutomationTable>, 'automation_name' | 'automation_for' | 'automation_for_table' | 'exit_criteria' | 'unsubscribe_group_id'>,
+  values: Pick<
+    Updateable<AutomationTable>,
+    'automation_name' | 'automation_for' | 'automation_for_table' | 'exit_criteria' | 'unsubscribe_group_id'
+  >,
   now: Date,
 ): Promise<AutomationRow> {
   await trx

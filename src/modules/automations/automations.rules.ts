@@ -40,12 +40,7 @@ export async function checkAutomation(deps: AppDeps, userId: number, input: Crea
  * Checks the fields create and update share (the schema's failures are already in `rules`): the
  * target and the group must be the account's. Returns their columns (`exit_criteria` only when given).
  */
-export async function checkAutomationFields(
-  deps: AppDeps,
-  userId: number,
-  input: Omit<CreateAutomationInput, 'type'>,
-  rules: Rules,
-) {
+export async function checkAutomationFields(deps: AppDeps, userId: number, input: Omit<CreateAutomationInput, 'type'>, rules: Rules) {
   await rules.check('automation_for', input.automation_for, async (key) => {
     const target = parseTarget(key);
     return target && (await targetExists(deps.database.db, userId, target)) ? null : messages.invalid('automation_for');

@@ -139,8 +139,7 @@ export async function updateAutomation(
     // Set live's lock order: the account's membership lock (contact writes enrol joiners under it), then the row.
     await lockAccountSegments(trx, userId);
     const row = await lockRequired(trx, userId, input.utr);
-    const moved =
-      Number(row.automation_for) !== columns.automation_for || row.automation_for_table !== columns.automation_for_table;
+    const moved = Number(row.automation_for) !== columns.automation_for || row.automation_for_table !== columns.automation_for_table;
     if (moved && row.status === AUTOMATION_STATUS.live) throw new Conflict(LIVE_TARGET);
     const updated = await updateAutomationRow(trx, row.id, columns, now);
     if (moved && updated.live_at !== null) {
