@@ -235,6 +235,44 @@ describe('the console: automations', { skip: skipWithoutChromium }, () => {
     await context.close();
   });
 
+  it('fits a phone-sized screen: no sideways scroll on the list and on an automation with emails', async () => {
+    const list = await automations(t.a);
+    const utr = list.find((a) => a.automation_name === 'Onboarding v2')!.utr;
+    const { context, page, problems } = await h.open({
+      viewport: { width: 360, height: 740 },
+      deviceScaleFactor: 2,
+      isMobile: true,
+      hasTouch: true,
+    });
+    await h.signIn(page);
+    const widths = () =>
+      page.evaluate(() => ({
+        scroll: document.documentElement.scrollWidth,
+        client: document.documentElement.clientWidth,
+        // What sticks out, to name it when the check fails.
+        wide: [...document.querySelectorAll('main *')]
+          .filter((e) => e.getBoundingClientRect().right > document.documentElement.clientWidth + 1)
+          .slice(0, 5)
+          .map((e) => `${e.tagName.toLowerCase()}#${e.id}.${e.className}`),
+      }));
+    for (const [path, heading, name] of [
+      ['/app/automations', 'Automations', 'automations-phone'],
+      [`/app/automations/${utr}`, 'Onboarding v2', 'automation-phone'],
+    ]) {
+      await page.goto(`${base}${path}`);
+      await page.getByRole('heading', { level: 1, name: heading }).waitFor();
+      await page.getByRole('cell').first().waitFor();
+      const w = await widths();
+      assert.ok(w.scroll <= w.client, `${path} wider than the screen: ${w.scroll} > ${w.client}: ${w.wide.join(', ')}`);
+      await h.shot(page, name);
+    }
+    assert.deepEqual(
+      problems.filter((p) => !p.includes('404')),
+      [],
+    );
+    await context.close();
+  });
+
   it('shows an XSS payload in a name as text, and an unknown automation as not found', async () => {
     const payload = '<img src=x onerror="window.__xss=1;alert(1)"><script>window.__xss=2</script>';
     const type = await make.contactType(t.a, 'XSS people');
