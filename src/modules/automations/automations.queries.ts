@@ -1,4 +1,4 @@
-import type { Insertable } from 'kysely';
+import type { Insertable, Updateable } from 'kysely';
 import type { Db } from '../../db/index.js';
 import { engineOf } from '../../db/dialect.js';
 import type { AutomationScheduleTable, AutomationTable } from '../../db/types.js';
@@ -115,4 +115,22 @@ export function insertSchedule(db: Db, values: Insertable<AutomationScheduleTabl
 /** Deletes one email (hard delete: an email has no history of its own). */
 export async function deleteSchedule(db: Db, id: number): Promise<void> {
   await db.deleteFrom('automation_schedules').where('id', '=', id).execute();
+}
+
+/** Changes an automation's own fields (not its status) and returns the changed row. */
+export async function updateAutomationRow(
+  trx: Db,
+  id: number,
+  values: Pick<
+    Updateable<AutomationTable>,
+    'automation_name' | 'automation_for' | 'automation_for_table' | 'exit_criteria' | 'unsubscribe_group_id'
+  >,
+  now: Date,
+): Promise<AutomationRow> {
+  await trx
+    .updateTable('automations')
+    .set({ ...values, updated_at: isoMicros(now) })
+    .where('id', '=', id)
+    .execute();
+  return trx.selectFrom('automations').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 }

@@ -13,6 +13,7 @@ import {
   ScheduleAdded,
   ScheduleList,
   SetLiveRefused,
+  UpdateAutomationBody,
   UtrAnswer,
   UtrQuery,
 } from './automations.schema.js';
@@ -28,6 +29,7 @@ import {
   pauseAutomation,
   removeSchedule,
   setAutomationLive,
+  updateAutomation,
 } from './automations.service.js';
 
 /** `/automations/…` endpoints: automations and their emails (schedules), each named by its `utr`. */
@@ -60,6 +62,26 @@ export const automationRoutes: FastifyPluginAsyncTypebox = async (app) => {
       config: { deferValidation: true },
     },
     async (req) => ok({ utr: await createAutomation(deps, req.userId, req.body, schemaErrors(req)) }),
+  );
+
+  app.post(
+    '/automations/update',
+    {
+      schema: {
+        summary: "Change an automation's name, target, group or exit rule",
+        description:
+          'The fields as create takes them, with the same rules (`type` cannot change; `exit_criteria` left out stays). Status, ' +
+          'emails and statistics stay. Only a draft or paused automation can change its target: a live one answers 409. A paused ' +
+          "one enrols the new target's members at once, as going live does. Not found: `Record not found`.",
+        body: UpdateAutomationBody,
+        response: responses(OkText, 404, 409, 422),
+      },
+      config: { deferValidation: true },
+    },
+    async (req) => {
+      await updateAutomation(deps, req.userId, req.body, schemaErrors(req));
+      return ok('Updated Successfully');
+    },
   );
 
   app.get(

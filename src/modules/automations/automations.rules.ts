@@ -32,6 +32,15 @@ export async function targetExists(db: Db, userId: number, automation: Target): 
 
 /** Checks create's parameters (the schema's failures are already in `rules`); returns the columns to store. */
 export async function checkAutomation(deps: AppDeps, userId: number, input: CreateAutomationInput, rules: Rules) {
+  const columns = await checkAutomationFields(deps, userId, input, rules);
+  return { ...columns, automation_type: AUTOMATION_TYPE[input.type], exit_criteria: input.exit_criteria ?? 0 };
+}
+
+/**
+ * Checks the fields create and update share (the schema's failures are already in `rules`): the
+ * target and the group must be the account's. Returns their columns (`exit_criteria` only when given).
+ */
+export async function checkAutomationFields(deps: AppDeps, userId: number, input: Omit<CreateAutomationInput, 'type'>, rules: Rules) {
   await rules.check('automation_for', input.automation_for, async (key) => {
     const target = parseTarget(key);
     return target && (await targetExists(deps.database.db, userId, target)) ? null : messages.invalid('automation_for');
@@ -42,9 +51,8 @@ export async function checkAutomation(deps: AppDeps, userId: number, input: Crea
   rules.done();
   return {
     automation_name: input.automation_name,
-    automation_type: AUTOMATION_TYPE[input.type],
     ...parseTarget(input.automation_for)!,
-    exit_criteria: input.exit_criteria ?? 0,
+    ...(input.exit_criteria === undefined ? {} : { exit_criteria: input.exit_criteria }),
     unsubscribe_group_id: input.unsubscribe_group_id,
   };
 }

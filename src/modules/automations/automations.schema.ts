@@ -48,6 +48,25 @@ export const CreateAutomationBody = Type.Object({
 });
 export type CreateAutomationInput = Static<typeof CreateAutomationBody>;
 
+/**
+ * Update's parameters: the automation's `utr` and its fields as create takes them, with the same
+ * rules; `type` cannot change. `exit_criteria` left out keeps the current value.
+ */
+export const UpdateAutomationBody = Type.Object({
+  utr: Type.String({ maxLength: 64, description: "The automation's utr." }),
+  automation_for: CreateAutomationBody.properties.automation_for,
+  automation_name: Text(),
+  unsubscribe_group_id: Id,
+  exit_criteria: Type.Optional(
+    Type.Unsafe<0 | 1>({
+      type: 'integer',
+      enum: [0, 1],
+      description: '0: every enrolled contact gets every email; 1: a contact who leaves the target also leaves. Left out: unchanged.',
+    }),
+  ),
+});
+export type UpdateAutomationInput = Static<typeof UpdateAutomationBody>;
+
 /** Schedule create's parameters: one timed email of the automation named by `utr`. */
 export const CreateScheduleBody = Type.Object({
   utr: Type.String({ maxLength: 64, description: "The automation's utr." }),

@@ -5,7 +5,7 @@ import type { Db } from '../../db/index.js';
 import { lockAccountSegments } from '../../db/dialect.js';
 import { queryListSource } from '../../http/list-source.js';
 import { softDeleteOwned } from '../../db/soft-delete.js';
-import { AppError, NotFound, Rnf, RNF, type FieldErrors, type NotFoundText } from '../../http/errors.js';
+import { AppError, Conflict, NotFound, Rnf, RNF, type FieldErrors, type NotFoundText } from '../../http/errors.js';
 import { Rules } from '../../http/messages.js';
 import { utrOf } from '../../http/schemas.js';
 import { isoMicros, sqlDateTime } from '../../util/time.js';
@@ -31,10 +31,18 @@ import {
   moveStatus,
   selectAutomationsWithCounts,
   selectSchedules,
+  updateAutomationRow,
 } from './automations.queries.js';
-import { checkAutomation, checkSchedule, targetExists } from './automations.rules.js';
-import { toAutomation, toSchedule, type CreateAutomationInput, type CreateScheduleInput } from './automations.schema.js';
-import { AUTOMATION_STATUS, type AutomationRow } from './automations.types.js';
+import { checkAutomation, checkAutomationFields, checkSchedule, targetExists } from './automations.rules.js';
+import { enrollMembers } from './automations.enroll.js';
+import {
+  toAutomation,
+  toSchedule,
+  type CreateAutomationInput,
+  type CreateScheduleInput,
+  type UpdateAutomationInput,
+} from './automations.schema.js';
+import { AUTOMATION_STATUS, AUTOMATION_TYPE, type AutomationRow } from './automations.types.js';
 
 /** Set live's refusals (422, a text: what the automation lacks). */
 export const NO_GROUP = 'Unsubscribe group require to live automation';
@@ -101,6 +109,44 @@ export async function createAutomation(
     updated_at: at,
   });
   return utr;
+}
+
+/** Update's refusal (409): a live automation keeps its target. */
+export const LIVE_TARGET = 'A live automation cannot change its contact type or segment: pause it first';
+/** Why a welcome automation's members of a new target never get its emails. */
+export const MEMBER_BEFORE_MOVE = 'a member of the target before the automation moved to it';
+
+/**
+ * Changes an automation's name, target, group and exit rule (update: the fields create takes,
+ * with its rules; `exit_criteria` left out stays). Its status, type, emails and statistics stay.
+ * Only a draft or paused automation can change its target (409 otherwise). A paused one, which
+ * has gone live before, enrols the new target's members at once, as going live does (a custom
+ * one to run the sequence when it is live again, a welcome one as already there), so that later
+ * only real joiners of the new target start the sequence; enrollments from the old target stay.
+ */
+export async function updateAutomation(
+  deps: AppDeps,
+  userId: number,
+  input: UpdateAutomationInput,
+  schemaFailures: FieldErrors,
+): Promise<void> {
+  const rules = new Rules(schemaFailures);
+  // A missing utr is a field failure reported with the others; an unknown one is not found.
+  if (!rules.failed('utr')) await requireAutomation(deps.database.db, userId, input.utr);
+  const columns = await checkAutomationFields(deps, userId, input, rules);
+  const now = deps.clock.now();
+  await deps.database.db.transaction().execute(async (trx) => {
+    // Set live's lock order: the account's membership lock (contact writes enrol joiners under it), then the row.
+    await lockAccountSegments(trx, userId);
+    const row = await lockRequired(trx, userId, input.utr);
+    const moved = Number(row.automation_for) !== columns.automation_for || row.automation_for_table !== columns.automation_for_table;
+    if (moved && row.status === AUTOMATION_STATUS.live) throw new Conflict(LIVE_TARGET);
+    const updated = await updateAutomationRow(trx, row.id, columns, now);
+    if (moved && updated.live_at !== null) {
+      const welcome = updated.automation_type === AUTOMATION_TYPE.welcome;
+      await enrollMembers(trx, updated, now, welcome ? { asExited: MEMBER_BEFORE_MOVE } : {});
+    }
+  });
 }
 
 /**
