@@ -116,7 +116,7 @@ describe('the console: a first newsletter from sign-in to its report', { skip: s
     await nav('Single sends');
     await page.getByRole('link', { name: 'New single send' }).click();
     await page.getByLabel('Name').fill('Autumn in Paris');
-    await page.getByLabel('Sender').selectOption({ label: /Autumn News/ });
+    await page.getByLabel('Sender').selectOption({ label: 'Autumn News <news@shop.example.com>' });
     await page.getByRole('group', { name: 'Recipients' }).getByLabel('Segment Paris readers').check();
     await page.getByLabel('Design').selectOption({ label: 'Autumn letter' });
     await page.getByLabel('Subject').fill('Autumn for ((first_name))');
