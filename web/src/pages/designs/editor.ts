@@ -1,7 +1,7 @@
 /**
  * The email editor: GrapesJS with grapesjs-mjml, loaded only by the editor page (both are large).
  * Set up to run under the console's CSP and to reach nothing but the service: no icon font from a
- * CDN (`cssIcons`), no storage, no remote placeholder images, no blocks whose defaults point at
+ * CDN (`cssIcons`), no telemetry, no storage, no remote placeholder images, no blocks whose defaults point at
  * other sites (social icons, hero pictures).
  */
 import 'grapesjs/dist/css/grapes.min.css';
@@ -64,6 +64,8 @@ export async function createEditor(opts: { container: HTMLElement; blocks: HTMLE
     width: 'auto',
     fromElement: false,
     storageManager: false,
+    // GrapesJS otherwise posts usage data to its vendor (and the CSP refuses it, an error in the console).
+    telemetry: false,
     // The default is Font Awesome from a CDN: blocked by the CSP, and a request outside the service.
     cssIcons: '',
     panels: { defaults: [] },
