@@ -80,6 +80,10 @@ describe('the Designs section in chromium', { skip: skipWithoutChromium }, () =>
       return b && !b.disabled;
     });
     assert.equal(await page.getByLabel('Design name').inputValue(), 'Newsletter');
+    await page.getByLabel('Design name').fill('');
+    await save.click();
+    assert.equal(await page.getByRole('alert').textContent(), 'The name field is required.');
+    assert.equal(await page.getByLabel('Design name').getAttribute('aria-invalid'), 'true');
     await page.getByLabel('Design name').fill('Spring letter');
 
     // A click on the Text block adds a text block (selected); a double click edits it.
@@ -93,6 +97,10 @@ describe('the Designs section in chromium', { skip: skipWithoutChromium }, () =>
     await page.getByLabel('Placeholder').selectOption('first_name');
     await page.getByRole('button', { name: 'Insert placeholder' }).click();
     await canvas.getByText('Our spring sale starts now, ((first_name))').waitFor();
+    // The blocks work from the keyboard too: Enter on Divider adds one after the selected text.
+    const blocks = page.getByRole('region', { name: 'Blocks' });
+    await blocks.getByRole('button', { name: 'Divider', exact: true }).focus();
+    await page.keyboard.press('Enter');
     await save.click();
     await page.getByRole('status').filter({ hasText: 'Design saved.' }).waitFor();
     await page.getByRole('heading', { level: 1, name: 'Edit design: Spring letter' }).waitFor();
@@ -107,6 +115,7 @@ describe('the Designs section in chromium', { skip: skipWithoutChromium }, () =>
     assert.ok(spaced(design.html_code).includes('Our spring sale starts now, ((first_name))'));
     assert.match(design.html_code, /^<!doctype html>/i);
     assert.ok(design.html_code.includes('<td'), 'compiled from MJML');
+    assert.equal(design.template_json.split('"mj-divider"').length - 1, 2, 'the newsletter’s divider and the one added');
     assert.deepEqual(await h.axeViolations(page), [], 'axe on the editor');
     await h.shot(page, 'designs-editor');
 
@@ -138,6 +147,29 @@ describe('the Designs section in chromium', { skip: skipWithoutChromium }, () =>
 
     assert.equal(await page.evaluate(() => (window as unknown as { __xss?: number }).__xss), undefined);
     assert.deepEqual(away, [], 'no request outside the service');
+    // The 422 of the save without a name is the one console error expected here.
+    assert.deepEqual(
+      problems.filter((p) => !p.includes('status of 422')),
+      [],
+    );
+    await context.close();
+  });
+
+  it('fits a phone-sized screen: the list and the editor scroll no sideways', async () => {
+    const { t } = h;
+    const id = (await t.a.post('/designs/create', { name: 'Pocket', template_json: mjml('Small screen ((first_name))') })).body.id;
+    const { context, page, problems } = await h.open({ viewport: { width: 360, height: 740 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
+    await h.signIn(page);
+    const sideways = () =>
+      page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    await page.goto(`${h.base}/app/designs`);
+    await page.getByRole('link', { name: 'Pocket' }).waitFor();
+    assert.ok((await sideways()) <= 0, 'list wider than the screen');
+    await page.getByRole('link', { name: 'Pocket' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Edit design: Pocket' }).waitFor();
+    await page.frameLocator('.gjs-frame').getByText('Small screen ((first_name))').waitFor();
+    assert.ok((await sideways()) <= 0, 'editor wider than the screen');
+    await h.shot(page, 'designs-editor-small-screen');
     assert.deepEqual(problems, []);
     await context.close();
   });
