@@ -93,11 +93,22 @@ describe('the console’s MJML text ↔ JSON conversion', () => {
       jsonToMjml({ tagName: 'mj-text', attributes: { title: 'a & "b" <c>', padding: 0 }, content: '<p>x &amp; y</p>' }),
       '<mj-text title="a &amp; &quot;b&quot; &lt;c>" padding="0"><p>x &amp; y</p></mj-text>',
     );
-    assert.deepEqual(mjmlToJson(jsonToMjml({ tagName: 'mjml', attributes: { lang: 'a"b' } })), { tagName: 'mjml', attributes: { lang: 'a"b' } });
+    assert.deepEqual(mjmlToJson(jsonToMjml({ tagName: 'mjml', attributes: { lang: 'a"b' } })), {
+      tagName: 'mjml',
+      attributes: { lang: 'a"b' },
+    });
   });
 
   it('refuses what is not one closed mjml document', () => {
-    for (const bad of ['', 'hello', '<mjml><mj-body>', '<mjml><mj-body></mj-section></mjml>', '<mj-body></mj-body>', '<mjml></mjml>x', '<mjml><mj-text>x</mjml>']) {
+    for (const bad of [
+      '',
+      'hello',
+      '<mjml><mj-body>',
+      '<mjml><mj-body></mj-section></mjml>',
+      '<mj-body></mj-body>',
+      '<mjml></mjml>x',
+      '<mjml><mj-text>x</mjml>',
+    ]) {
       assert.throws(() => mjmlToJson(bad), MjmlSyntaxError, JSON.stringify(bad));
     }
   });

@@ -54,7 +54,8 @@ describe('the Designs section in chromium', { skip: skipWithoutChromium }, () =>
   it('lists, creates in the editor, reopens, duplicates and deletes a design', async () => {
     const { t } = h;
     assert.equal((await t.a.post('/designs/create', { name: XSS, template_json: mjml('Old news') })).status, 200);
-    assert.equal((await t.b.post('/designs/create', { name: 'Their design', template_json: mjml('Not yours') })).status, 200);
+    const theirs = (await t.b.post('/designs/create', { name: 'Their design', template_json: mjml('Not yours') })).body.id;
+    assert.ok(theirs > 0);
 
     const { context, page, problems } = await h.open({ viewport: { width: 1280, height: 900 } });
     const away = outside(page);
@@ -146,10 +147,18 @@ describe('the Designs section in chromium', { skip: skipWithoutChromium }, () =>
     assert.equal((await t.a.get('/designs')).body.message.designs.length, 2);
 
     assert.equal(await page.evaluate(() => (window as unknown as { __xss?: number }).__xss), undefined);
+
+    // Another account's design does not open.
+    await page.goto(`${h.base}/app/designs/${theirs}`);
+    assert.equal(await page.getByRole('alert').textContent(), 'Record not found');
+    await page.getByRole('heading', { level: 1, name: 'Design not found' }).waitFor();
+    assert.equal(await page.locator('.gjs-frame').count(), 0);
+    assert.equal(await page.getByText('Not yours').count(), 0);
+
     assert.deepEqual(away, [], 'no request outside the service');
-    // The 422 of the save without a name is the one console error expected here.
+    // The 422 of the save without a name and the 404 of another account's design are the console errors expected here.
     assert.deepEqual(
-      problems.filter((p) => !p.includes('status of 422')),
+      problems.filter((p) => !p.includes('status of 422') && !p.includes('status of 404')),
       [],
     );
     await context.close();
@@ -157,11 +166,15 @@ describe('the Designs section in chromium', { skip: skipWithoutChromium }, () =>
 
   it('fits a phone-sized screen: the list and the editor scroll no sideways', async () => {
     const { t } = h;
-    const id = (await t.a.post('/designs/create', { name: 'Pocket', template_json: mjml('Small screen ((first_name))') })).body.id;
-    const { context, page, problems } = await h.open({ viewport: { width: 360, height: 740 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
+    assert.equal((await t.a.post('/designs/create', { name: 'Pocket', template_json: mjml('Small screen ((first_name))') })).status, 200);
+    const { context, page, problems } = await h.open({
+      viewport: { width: 360, height: 740 },
+      deviceScaleFactor: 2,
+      isMobile: true,
+      hasTouch: true,
+    });
     await h.signIn(page);
-    const sideways = () =>
-      page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    const sideways = () => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
     await page.goto(`${h.base}/app/designs`);
     await page.getByRole('link', { name: 'Pocket' }).waitFor();
     assert.ok((await sideways()) <= 0, 'list wider than the screen');

@@ -105,7 +105,10 @@ describe('saved designs', () => {
     const cases: Array<[string, string]> = [
       ['{"tagName":"mjml"', 'The template json must be valid JSON.'],
       ['{"tagName":"div"}', 'The template json must be an MJML document in JSON form: the root element must be "mjml".'],
-      ['{"tagName":"mjml","children":[]}', 'The template json must be an MJML document in JSON form: "mjml" must contain an "mj-body" element.'],
+      [
+        '{"tagName":"mjml","children":[]}',
+        'The template json must be an MJML document in JSON form: "mjml" must contain an "mj-body" element.',
+      ],
       [mjml('Hi').replace('"mj-text"', '"mj-nope"'), 'The template json uses an unknown element: mj-nope.'],
     ];
     for (const [json, message] of cases) {
@@ -152,7 +155,10 @@ describe('saved designs', () => {
     const long = await t.a.post('/designs/update', { id, name: 'z'.repeat(256), template_json: '{' });
     assert.deepEqual(
       long.body,
-      fieldErrors({ name: ['The name must not be greater than 255 characters.'], template_json: ['The template json must be valid JSON.'] }),
+      fieldErrors({
+        name: ['The name must not be greater than 255 characters.'],
+        template_json: ['The template json must be valid JSON.'],
+      }),
     );
     const d = (await t.a.get('/designs/details', { id })).body.message.design;
     assert.equal(d.name, 'Kept');

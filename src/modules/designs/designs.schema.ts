@@ -36,8 +36,7 @@ export const DesignShape = Type.Object(
     updated_at: Timestamp,
   },
   {
-    description:
-      "A saved design of the account. A send or automation email uses it with `template_id` 1 and the design's `template_json`.",
+    description: "A saved design of the account. A send or automation email uses it with `template_id` 1 and the design's `template_json`.",
   },
 );
 
