@@ -143,7 +143,7 @@ describe('the Designs section in chromium', { skip: skipWithoutChromium }, () =>
     await page.getByRole('button', { name: 'Delete Spring letter (copy)' }).click();
     await page.getByRole('button', { name: 'Delete for good' }).click();
     await page.getByRole('status').filter({ hasText: '“Spring letter (copy)” deleted.' }).waitFor();
-    assert.equal(await page.getByRole('link', { name: 'Spring letter (copy)' }).count(), 0);
+    await page.getByRole('link', { name: 'Spring letter (copy)' }).waitFor({ state: 'detached' });
     assert.equal((await t.a.get('/designs')).body.message.designs.length, 2);
 
     assert.equal(await page.evaluate(() => (window as unknown as { __xss?: number }).__xss), undefined);

@@ -110,7 +110,11 @@ export async function createEditor(opts: { container: HTMLElement; blocks: HTMLE
   editor.on('canvas:frame:load', titleFrame);
 
   return {
-    mjml: () => editor.getHtml(),
+    mjml() {
+      // Text still being typed into is written back to its component first.
+      (editor.getEditing()?.getView() as { syncContent?: () => void } | undefined)?.syncContent?.();
+      return editor.getHtml();
+    },
     setDevice: (id) => editor.setDevice(id),
     insertPlaceholder(name) {
       const token = `((${name}))`;
