@@ -42,6 +42,7 @@ import { formRoutes } from './modules/forms/forms.routes.js';
 import { subscribeRoutes } from './public/subscribe.routes.js';
 import { webhookRoutes } from './modules/webhooks/webhooks.routes.js';
 import { overviewRoutes } from './modules/overview/overview.routes.js';
+import { designRoutes } from './modules/designs/designs.routes.js';
 import { createMetricsRegistry, registerMetrics } from './ops/metrics.js';
 import { registerRequestLog } from './ops/request-log.js';
 
@@ -134,5 +135,6 @@ export async function buildApp(deps: AppInput): Promise<App> {
   await app.register(reportRoutes);
   await app.register(formRoutes);
   await app.register(subscribeRoutes);
+  await app.register(designRoutes);
   return app;
 }

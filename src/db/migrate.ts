@@ -19,6 +19,7 @@ import * as m016 from './migrations/016_signup_forms.js';
 import * as m017 from './migrations/017_erasure.js';
 import * as m018 from './migrations/018_console_indexes.js';
 import * as m019 from './migrations/019_idempotency.js';
+import * as m020 from './migrations/020_designs.js';
 
 /** Every migration, in order. A new migration is one import and one line here. */
 const migrations: Record<string, Migration> = {
@@ -41,6 +42,7 @@ const migrations: Record<string, Migration> = {
   '017_erasure': m017,
   '018_console_indexes': m018,
   '019_idempotency': m019,
+  '020_designs': m020,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -542,6 +542,17 @@ export interface IdempotencyKeyTable {
   expires_at: string;
 }
 
+/** An account's saved design (see migration 020): its MJML JSON and the HTML compiled from it. */
+export interface DesignTable {
+  id: Generated<number>;
+  user_id: number;
+  name: string;
+  template_json: string;
+  html_code: string;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface DB {
   accounts: AccountTable;
   fields: FieldTable;
@@ -575,4 +586,5 @@ export interface DB {
   contact_consents: ContactConsentTable;
   erased_addresses: ErasedAddressTable;
   idempotency_keys: IdempotencyKeyTable;
+  designs: DesignTable;
 }

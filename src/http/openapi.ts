@@ -38,6 +38,11 @@ const TAGS: Array<{ name: string; description: string; prefixes: string[] }> = [
     prefixes: ['/get-design/', '/get-dynamic/', '/images/templates/'],
   },
   {
+    name: 'Designs',
+    description: "The account's saved designs (MJML), made in the console's editor; sends use one as template 1 with its `template_json`.",
+    prefixes: ['/designs/details', '/designs/create', '/designs/update', '/designs/duplicate', '/designs/delete'],
+  },
+  {
     name: 'Single sends',
     description: 'One-off mailings to contact types and segments, at once or scheduled, with their statistics.',
     prefixes: ['/single-send/', '/single/send/'],

@@ -1,0 +1,144 @@
+/**
+ * The email editor: GrapesJS with grapesjs-mjml, loaded only by the editor page (both are large).
+ * Set up to run under the console's CSP and to reach nothing but the service: no icon font from a
+ * CDN (`cssIcons`), no telemetry, no storage, no remote placeholder images, no blocks whose defaults point at
+ * other sites (social icons, hero pictures).
+ */
+import 'grapesjs/dist/css/grapes.min.css';
+import type { Component, Editor } from 'grapesjs';
+
+/** The blocks offered: layout and content whose defaults load nothing from elsewhere. */
+const BLOCKS = ['mj-1-column', 'mj-2-columns', 'mj-3-columns', 'mj-text', 'mj-button', 'mj-image', 'mj-divider', 'mj-spacer'];
+const SECTION_BLOCKS = new Set(['mj-1-column', 'mj-2-columns', 'mj-3-columns']);
+
+export const DEVICES = [
+  { id: 'Desktop', name: 'Desktop', width: '' },
+  { id: 'Phone', name: 'Phone', width: '360px', widthMedia: '480px' },
+] as const;
+export type DeviceId = (typeof DEVICES)[number]['id'];
+
+export interface DesignEditor {
+  /** The design as MJML text. */
+  mjml(): string;
+  setDevice(id: DeviceId): void;
+  /** Puts `((name))` at the cursor of the text being edited, else at the end of the selected text, else in a new text block. */
+  insertPlaceholder(name: string): void;
+  /** Calls `listener` whenever the design changes. */
+  onChange(listener: () => void): void;
+  destroy(): void;
+}
+
+/** The closest MJML column holding `cmp` (itself included). */
+function columnOf(cmp: Component | undefined | null): Component | undefined {
+  for (let c = cmp; c; c = c.parent()) if (c.get('type') === 'mj-column') return c;
+  return undefined;
+}
+
+function sectionOf(cmp: Component | undefined | null): Component | undefined {
+  for (let c = cmp; c; c = c.parent()) if (c.get('type') === 'mj-section' || c.get('type') === 'mj-wrapper') return c;
+  return undefined;
+}
+
+/** Makes the block tiles buttons for the keyboard: focusable, named by their label, Enter and Space add the block. */
+function keyboardBlocks(container: HTMLElement): void {
+  for (const el of container.querySelectorAll<HTMLElement>('.gjs-block')) {
+    el.setAttribute('role', 'button');
+    el.tabIndex = 0;
+    el.removeAttribute('title');
+    el.querySelector('.gjs-block__media')?.setAttribute('aria-hidden', 'true');
+    el.addEventListener('keydown', (event) => {
+      if (event.key === 'Enter' || event.key === ' ') {
+        event.preventDefault();
+        el.click();
+      }
+    });
+  }
+}
+
+/** Starts the editor in `container` on the MJML text `mjml`; the block tiles go into `blocks`. */
+export async function createEditor(opts: { container: HTMLElement; blocks: HTMLElement; mjml: string }): Promise<DesignEditor> {
+  const [{ default: grapesjs }, { default: mjmlPlugin }] = await Promise.all([import('grapesjs'), import('grapesjs-mjml')]);
+  const editor: Editor = grapesjs.init({
+    container: opts.container,
+    height: '100%',
+    width: 'auto',
+    fromElement: false,
+    storageManager: false,
+    // GrapesJS otherwise posts usage data to its vendor (and the CSP refuses it, an error in the console).
+    telemetry: false,
+    // The default is Font Awesome from a CDN: blocked by the CSP, and a request outside the service.
+    cssIcons: '',
+    panels: { defaults: [] },
+    canvas: { styles: [], scripts: [] },
+    assetManager: { upload: false, assets: [] },
+    blockManager: { appendTo: opts.blocks, appendOnClick: true },
+    deviceManager: { devices: DEVICES.map((d) => ({ ...d })) },
+    projectData: { pages: [{ component: opts.mjml }] },
+    plugins: [
+      (e: Editor) =>
+        mjmlPlugin(e, {
+          blocks: BLOCKS,
+          resetDevices: false,
+          // The service's own image, absolute as an email needs it; the user points it at theirs.
+          imagePlaceholderSrc: `${location.origin}/images/templates/blank.png`,
+          fonts: {},
+          importPlaceholder: '',
+        }),
+    ],
+  });
+
+  // A click on a block with nothing fitting selected: choose where it goes (after the last section,
+  // or at the end of the last column), so a click always adds it.
+  editor.on('block:click', (block: { getId(): string }) => {
+    const wrapper = editor.getWrapper();
+    const selected = editor.getSelected();
+    if (SECTION_BLOCKS.has(block.getId())) {
+      const section = sectionOf(selected) ?? wrapper?.findType('mj-section').at(-1);
+      if (section) editor.select(section);
+    } else if (!columnOf(selected)) {
+      const within = sectionOf(selected) ?? wrapper;
+      const column = within?.findType('mj-column').at(-1);
+      if (column) editor.select(column);
+    }
+  });
+
+  await new Promise<void>((resolve) => editor.onReady(() => resolve()));
+  keyboardBlocks(opts.blocks);
+  // The canvas frame is otherwise untitled (axe: frame-title).
+  const titleFrame = () => editor.Canvas.getFrameEl()?.setAttribute('title', 'Design canvas');
+  titleFrame();
+  editor.on('canvas:frame:load', titleFrame);
+
+  return {
+    mjml() {
+      // Text still being typed into is written back to its component first.
+      (editor.getEditing()?.getView() as { syncContent?: () => void } | undefined)?.syncContent?.();
+      return editor.getHtml();
+    },
+    setDevice: (id) => editor.setDevice(id),
+    insertPlaceholder(name) {
+      const token = `((${name}))`;
+      const rte = editor.RichTextEditor as unknown as { globalRte?: { insertHTML(v: string): void } };
+      if (editor.getEditing() && rte.globalRte) {
+        rte.globalRte.insertHTML(token);
+        return;
+      }
+      const selected = editor.getSelected();
+      if (selected?.get('type') === 'mj-text') {
+        selected.append({ type: 'textnode', content: ` ${token}` });
+        return;
+      }
+      const body = editor.getWrapper()?.findType('mj-body')[0];
+      const column = columnOf(selected) ?? sectionOf(selected)?.findType('mj-column').at(-1) ?? body?.findType('mj-column').at(-1);
+      const added = column
+        ? column.append(`<mj-text>${token}</mj-text>`)
+        : body?.append(`<mj-section><mj-column><mj-text>${token}</mj-text></mj-column></mj-section>`);
+      const text = added?.[0]?.get('type') === 'mj-text' ? added[0] : added?.[0]?.findType('mj-text')[0];
+      if (text) editor.select(text);
+    },
+    onChange(listener) {
+      editor.on('update', listener);
+    },
+    destroy: () => editor.destroy(),
+  };
+}
