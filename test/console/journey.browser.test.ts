@@ -60,13 +60,19 @@ describe('the console: a first newsletter from sign-in to its report', { skip: s
     await page.getByLabel('Company address', { exact: true }).fill('1 Market Street');
     await page.getByLabel('Country').selectOption({ label: 'India' });
     await page.getByRole('button', { name: 'Add sender' }).click();
-    await page.getByRole('row', { name: /Autumn News/ }).getByText('Not verified').waitFor();
+    await page
+      .getByRole('row', { name: /Autumn News/ })
+      .getByText('Not verified')
+      .waitFor();
     await drainQueue(t);
     const verification = await sink.waitFor((m) => m.envelope.to.includes('news@shop.example.com'));
     const verify = /https?:\/\/[^/\s"]+(\/sender\/verify\?token=[^\s"<]+)/.exec(verification.text ?? verification.html ?? '')![1];
     assert.equal((await fetch(h.base + verify.replace(/&amp;/g, '&'))).status, 200);
     await page.reload();
-    await page.getByRole('row', { name: /Autumn News/ }).getByText('Verified', { exact: true }).waitFor();
+    await page
+      .getByRole('row', { name: /Autumn News/ })
+      .getByText('Verified', { exact: true })
+      .waitFor();
 
     // An unsubscribe group.
     await page.getByRole('link', { name: '← Settings' }).click();
@@ -108,7 +114,21 @@ describe('the console: a first newsletter from sign-in to its report', { skip: s
     await page.getByRole('link', { name: 'New design' }).click();
     await page.getByRole('link', { name: 'Start from Newsletter' }).click();
     await page.getByLabel('Design name').fill('Autumn letter');
-    DESIGN_STEPS;
+    const canvas = page.frameLocator('.gjs-frame');
+    const blocks = page.getByRole('region', { name: 'Blocks' });
+    await blocks.getByRole('button', { name: 'Text', exact: true }).click();
+    const text = canvas.getByText('Insert text here');
+    await text.waitFor();
+    await text.dblclick();
+    await page.keyboard.press('ControlOrMeta+A');
+    await page.keyboard.type('Hello ');
+    await page.getByLabel('Placeholder').selectOption('first_name');
+    await page.getByRole('button', { name: 'Insert placeholder' }).click();
+    await canvas.getByText('Hello ((first_name))').waitFor();
+    await blocks.getByRole('button', { name: 'Button', exact: true }).click();
+    await page.getByLabel('Link address').fill(LINK);
+    await page.getByRole('button', { name: 'Set link' }).click();
+    await status('Link set.');
     await page.getByRole('button', { name: 'Save design' }).click();
     await status('Design saved.');
 
@@ -152,7 +172,11 @@ describe('the console: a first newsletter from sign-in to its report', { skip: s
     // The report.
     await page.reload();
     await page.getByRole('heading', { level: 1, name: 'Autumn in Paris' }).waitFor();
-    const figure = (label: string) => page.locator('dl.figures div').filter({ has: page.getByText(label, { exact: true }) }).locator('dd');
+    const figure = (label: string) =>
+      page
+        .locator('dl.figures div')
+        .filter({ has: page.getByText(label, { exact: true }) })
+        .locator('dd');
     assert.equal(await figure('Delivered').textContent(), '500');
     assert.equal(await figure('Unique opens').textContent(), '1');
     assert.equal(await figure('Unique clicks').textContent(), '1');

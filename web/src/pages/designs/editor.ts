@@ -25,7 +25,20 @@ export interface DesignEditor {
   insertPlaceholder(name: string): void;
   /** Calls `listener` whenever the design changes. */
   onChange(listener: () => void): void;
+  /** The link and image addresses of the selected button or image (null when something else is selected). */
+  selectedAddresses(): SelectedAddresses | null;
+  /** Sets the selected button's or image's link (`href`) or image (`src`) address. */
+  setAddress(name: 'href' | 'src', value: string): void;
+  /** Calls `listener` whenever the selection changes. */
+  onSelect(listener: () => void): void;
   destroy(): void;
+}
+
+/** What a selected button (a link) or image (an image and a link) lets a person set. */
+export interface SelectedAddresses {
+  type: 'mj-button' | 'mj-image';
+  href: string;
+  src: string;
 }
 
 /** The closest MJML column holding `cmp` (itself included). */
@@ -138,6 +151,21 @@ export async function createEditor(opts: { container: HTMLElement; blocks: HTMLE
     },
     onChange(listener) {
       editor.on('update', listener);
+    },
+    selectedAddresses() {
+      const selected = editor.getSelected();
+      const type = selected?.get('type');
+      if (!selected || (type !== 'mj-button' && type !== 'mj-image')) return null;
+      const attributes = selected.getAttributes();
+      return { type, href: String(attributes.href ?? ''), src: String(attributes.src ?? '') };
+    },
+    setAddress(name, value) {
+      const selected = editor.getSelected();
+      const type = selected?.get('type');
+      if (selected && (type === 'mj-button' || type === 'mj-image')) selected.addAttributes({ [name]: value });
+    },
+    onSelect(listener) {
+      editor.on('component:toggled', listener);
     },
     destroy: () => editor.destroy(),
   };
