@@ -13,7 +13,11 @@ export function drawHourlyChart(target: HTMLElement, timeline: Stats['timeline']
     {
       width: Math.max(280, target.clientWidth),
       height: 240,
-      scales: { x: { time: true } },
+      scales: {
+        // An hour of margin on each side, so a send whose events fit in one hour still has a readable axis.
+        x: { time: true, range: (_u, min, max) => [min - 3600, max + 3600] },
+        y: { range: (_u, _min, max) => [0, Math.max(1, max)] },
+      },
       series: [
         {},
         { label: 'Delivered', stroke: '#246', width: 2 },
