@@ -4,7 +4,7 @@
  */
 import { sql } from 'kysely';
 import type { Db } from '../../db/index.js';
-import { engineOf } from '../../db/dialect.js';
+import { engineOf, type Engine } from '../../db/dialect.js';
 import { pickOncePerAddress, refsOf, suppressed, targets } from '../../delivery/audience.js';
 import { isoMicros } from '../../util/time.js';
 import type { SingleSendRow } from './single-sends.schema.js';
@@ -20,10 +20,28 @@ import type { SingleSendRow } from './single-sends.schema.js';
  * messages were queued.
  */
 export async function resolveRecipients(trx: Db, send: SingleSendRow, now: Date): Promise<number> {
-  const engine = engineOf(trx);
   const userId = send.user_id;
   const at = isoMicros(now);
   const result = await sql`
+    ${pickedRecipients(engineOf(trx), send)}
+    insert into mail_messages (user_id, kind, single_send_id, contact_id, email, email_key, payload, next_attempt_at, created_at, updated_at)
+    select cast(${userId} as integer), 'single_send', cast(${send.id} as integer), contact_id, email, email_key, payload,
+      cast(${at} as text), cast(${at} as text), cast(${at} as text)
+    from picked where rn = 1
+    on conflict do nothing`.execute(trx);
+  return Number(result.numAffectedRows ?? 0);
+}
+
+/** What decides a send's audience: its targets, exclusions and unsubscribe group. */
+export type Audience = Pick<SingleSendRow, 'user_id' | 'recipient_id' | 'exclude_specific_recipient_id' | 'unsubscribe_group_id'>;
+
+/**
+ * The `with` clause both the start of a send and the recipient count use, so they can never
+ * disagree: `picked` holds every candidate row, and those with `rn = 1` are the recipients.
+ */
+function pickedRecipients(engine: Engine, send: Audience) {
+  const userId = send.user_id;
+  return sql`
     with targets as (${targets(engine, userId, refsOf(send.recipient_id))}),
     excluded as (${targets(engine, userId, refsOf(send.exclude_specific_recipient_id))}),
     picked as (
@@ -32,11 +50,16 @@ export async function resolveRecipients(trx: Db, send: SingleSendRow, now: Date)
       where t.email_key is not null
         and not exists (select 1 from excluded x where x.email_key = t.email_key)
         and not ${suppressed(userId, send.unsubscribe_group_id, sql.ref('t.email_key'))}
-    )
-    insert into mail_messages (user_id, kind, single_send_id, contact_id, email, email_key, payload, next_attempt_at, created_at, updated_at)
-    select cast(${userId} as integer), 'single_send', cast(${send.id} as integer), contact_id, email, email_key, payload,
-      cast(${at} as text), cast(${at} as text), cast(${at} as text)
-    from picked where rn = 1
-    on conflict do nothing`.execute(trx);
-  return Number(result.numAffectedRows ?? 0);
+    )`;
+}
+
+/**
+ * How many addresses the send would go to if it started now: the very selection
+ * `resolveRecipients` queues, counted instead of inserted.
+ */
+export async function countRecipients(db: Db, send: Audience): Promise<number> {
+  const result = await sql<{ n: number | string }>`
+    ${pickedRecipients(engineOf(db), send)}
+    select count(*) as n from picked where rn = 1`.execute(db);
+  return Number(result.rows[0]?.n ?? 0);
 }

@@ -8,6 +8,7 @@ import {
   CreateSingleSendBody,
   DuplicatedAnswer,
   ListSingleSendsQuery,
+  RecipientsCountAnswer,
   SingleSendDetails,
   SingleSendList,
   UpdateSingleSendBody,
@@ -15,6 +16,7 @@ import {
   UtrQuery,
 } from './single-sends.schema.js';
 import {
+  countSingleSendRecipients,
   createSingleSend,
   deleteSingleSends,
   duplicateSingleSend,
@@ -45,7 +47,9 @@ export const singleSendRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         summary: 'Create a single send',
-        description: 'The send is ready (status 1): it starts at once, or at `schedule_date` `schedule_time` (UTC, or in `timezone`).',
+        description:
+          'The send is ready (status 1): it starts at once, or at `schedule_date` `schedule_time` (UTC, or in `timezone`). ' +
+          'With `draft` 1 it is saved as a draft (status 0) instead: nothing is queued until an update with `draft` 0.',
         body: CreateSingleSendBody,
         response: responses(UtrAnswer, 422),
       },
@@ -101,13 +105,30 @@ export const singleSendRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (req) => ok({ stats: await getSingleSendStats(deps, req.userId, req.query.utr) }),
   );
 
+  app.get(
+    '/single-send/recipients-count',
+    {
+      schema: {
+        summary: 'Count the recipients of a single send',
+        description:
+          'How many addresses the send would go to if it started now, decided exactly as when it starts: the union of its targets, ' +
+          'minus the excluded targets, global and group unsubscribes, suppressed addresses and deleted contacts, each address once. ' +
+          'Not found: `Record not found`.',
+        querystring: UtrQuery,
+        response: responses(RecipientsCountAnswer, 404, 422),
+      },
+    },
+    async (req) => ok({ count: await countSingleSendRecipients(deps, req.userId, req.query.utr) }),
+  );
+
   app.post(
     '/single/send/update',
     {
       schema: {
         summary: 'Update a single send',
         description:
-          'Only a draft (0) or ready (1) send can change; it is then ready for its new time. A running or completed send answers 409.',
+          'Only a draft (0) or ready (1) send can change; it is then ready for its new time, or a draft again with `draft` 1. ' +
+          'A running or completed send answers 409.',
         body: UpdateSingleSendBody,
         response: responses(UtrAnswer, 404, 409, 422),
       },

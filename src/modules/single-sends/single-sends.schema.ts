@@ -53,6 +53,16 @@ export const singleSendFields = {
     }),
   ),
   track_clicks: Type.Optional(TrackClicks),
+  draft: Type.Optional(
+    Type.Unsafe<0 | 1>({
+      type: 'integer',
+      enum: [0, 1],
+      default: 0,
+      description:
+        '1: save the send as a draft (status 0): nothing is queued or sent, scheduled or not, until an update with `draft` 0. ' +
+        '0 (default): the send is ready (status 1) and goes at once or at its schedule.',
+    }),
+  ),
 };
 
 export const CreateSingleSendBody = Type.Object(singleSendFields);
@@ -168,8 +178,18 @@ export const SingleSendDetails = Success(
   }),
 );
 export const UtrAnswer = Success(Type.Object({ utr: Type.String() }), {
-  description: 'Saved; the send is ready to go (status 1).',
+  description: 'Saved; the send is ready to go (status 1), or a draft (status 0) with `draft` 1.',
 });
+export const RecipientsCountAnswer = Success(
+  Type.Object({
+    count: Type.Integer({
+      minimum: 0,
+      description:
+        'Addresses the send would go to if it started now: its targets minus exclusions, unsubscribes (global and its group), ' +
+        'suppressed addresses and deleted contacts, each address once.',
+    }),
+  }),
+);
 export const DuplicatedAnswer = Type.Object(
   {
     status: Type.Literal('success'),

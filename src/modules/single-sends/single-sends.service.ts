@@ -21,6 +21,7 @@ import {
   STATUS,
   updateSendIfStatus,
 } from './single-sends.queries.js';
+import { countRecipients } from './recipients.js';
 import { checkSingleSend } from './single-sends.rules.js';
 import { toSingleSend, type SingleSendInput, type SingleSendRow } from './single-sends.schema.js';
 
@@ -70,7 +71,15 @@ export async function getSingleSendStats(deps: AppDeps, userId: number, rawUtr: 
   );
 }
 
-/** Saves a new send, ready to go (status 1) at once or at its schedule; returns its utr. */
+/** The status a create or update saves: a draft (0) with `draft` 1, else ready (1). */
+function savedStatus(input: SingleSendInput): number {
+  return input.draft === 1 ? STATUS.initiate : STATUS.ready;
+}
+
+/**
+ * Saves a new send, ready to go (status 1) at once or at its schedule, or as a draft (status 0)
+ * with `draft` 1; returns its utr.
+ */
 export async function createSingleSend(
   deps: AppDeps,
   userId: number,
@@ -86,7 +95,7 @@ export async function createSingleSend(
       user_id: userId,
       utr,
       ...columns,
-      status: STATUS.ready,
+      status: savedStatus(input),
       created_at: at,
       updated_at: at,
     });
@@ -103,8 +112,8 @@ function conflictText(status: number): string {
 }
 
 /**
- * Replaces a draft or ready send's parameters and makes it ready (status 1) for its new time;
- * a running or completed send answers 409.
+ * Replaces a draft or ready send's parameters and makes it ready (status 1) for its new time, or
+ * a draft (status 0) with `draft` 1; a running or completed send answers 409.
  */
 export async function updateSingleSend(
   deps: AppDeps,
@@ -122,7 +131,7 @@ export async function updateSingleSend(
   await db.transaction().execute(async (trx) => {
     // The status condition closes the gap between the check above and this write: a worker may
     // have started the send meanwhile.
-    if (!(await updateSendIfStatus(trx, userId, row!.id, [STATUS.initiate, STATUS.ready], { ...columns, status: STATUS.ready }))) {
+    if (!(await updateSendIfStatus(trx, userId, row!.id, [STATUS.initiate, STATUS.ready], { ...columns, status: savedStatus(input) }))) {
       const current = await findSingleSend(trx, userId, row!.utr);
       if (!current) throw new NotFound(Rnf);
       throw new Conflict(conflictText(current.status));
@@ -130,6 +139,12 @@ export async function updateSingleSend(
     await wakeWorkers(trx);
   });
   return row!.utr;
+}
+
+/** How many addresses a send of the account would go to if it started now (`Record not found` when not the account's). */
+export async function countSingleSendRecipients(deps: AppDeps, userId: number, rawUtr: unknown): Promise<number> {
+  const { db } = deps.database;
+  return countRecipients(db, await requireSend(db, userId, rawUtr));
 }
 
 /** Copies a send as a draft (status 0) named `<name> (copy)`, with a fresh utr and no statistics. */
