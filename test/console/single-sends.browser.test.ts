@@ -15,7 +15,7 @@ import { skipWithoutChromium, startConsole, type ConsoleHarness } from './browse
 
 const XSS = '<img src=x onerror="window.__xss=1;alert(1)">Spring';
 const LINK = 'https://shop.example.com/spring';
-/** A saved design with a tracked link, as `GET /designs` lists it (served to the page by the test). */
+/** A design with a tracked link, saved in account a's design library before the tests. */
 const LINK_DESIGN = JSON.stringify({
   tagName: 'mjml',
   attributes: {},
@@ -80,32 +80,6 @@ describe('single sends in chromium', { skip: skipWithoutChromium }, () => {
     return r.body.id;
   }
 
-  /** Serves a saved design with a link to the design picker (the design library is another part of the console). */
-  async function withLinkDesign(page: Page) {
-    await page.route(
-      (url) => url.pathname === '/designs',
-      (route) =>
-        route.fulfill({
-          contentType: 'application/json',
-          body: JSON.stringify({
-            status: 'success',
-            message: {
-              designs: [
-                {
-                  id: 1,
-                  name: 'Spring with a link',
-                  template_json: LINK_DESIGN,
-                  html_code: `<p>Hello</p><p><a href="${LINK}">Shop the spring</a></p>`,
-                  created_at: '2030-01-01T00:00:00.000000Z',
-                  updated_at: null,
-                },
-              ],
-            },
-          }),
-        }),
-    );
-  }
-
   /** The design picker has loaded its list and shows a preview: the form's layout no longer moves. */
   async function designLoaded(page: Page) {
     await page.locator('iframe.design-preview').waitFor();
@@ -146,6 +120,8 @@ describe('single sends in chromium', { skip: skipWithoutChromium }, () => {
       (await t.a.post('/unsubscribes-groups/save', { group_name: 'Newsletter', description: 'News', is_display: 1 })).status,
       200,
     );
+    const design = await t.a.post('/designs/create', { name: 'Spring with a link', template_json: LINK_DESIGN });
+    assert.equal(design.status, 200, design.text);
     // Another account's send, which account a must never see.
     const bSender = await verifiedSender(t.b);
     const bGroup = (await t.b.post('/unsubscribes-groups/save', { group_name: 'B news', description: 'B', is_display: 1 })).body.id;
@@ -173,7 +149,6 @@ describe('single sends in chromium', { skip: skipWithoutChromium }, () => {
 
   it('composes a draft, sends a test, reviews the recipient count and sends now; the report follows', async () => {
     const { context, page, problems } = await h.open();
-    await withLinkDesign(page);
     await h.signIn(page);
     await page.getByRole('navigation').getByRole('link', { name: 'Single sends' }).click();
     await page.getByRole('heading', { level: 1, name: 'Single sends' }).waitFor();
@@ -282,7 +257,6 @@ describe('single sends in chromium', { skip: skipWithoutChromium }, () => {
 
   it('schedules a send in a chosen time zone: the API holds the right UTC moment', async () => {
     const { context, page, problems } = await h.open();
-    await withLinkDesign(page);
     await h.signIn(page);
     await openComposer(page);
     await page.getByRole('heading', { level: 1, name: 'New single send' }).waitFor();
@@ -363,7 +337,6 @@ describe('single sends in chromium', { skip: skipWithoutChromium }, () => {
 
   it('fits a phone-sized screen: list, composer and report scroll no page sideways', async () => {
     const { context, page, problems } = await h.open({ viewport: { width: 360, height: 740 }, isMobile: true, hasTouch: true });
-    await withLinkDesign(page);
     await h.signIn(page);
     for (const [path, heading] of [
       ['/app/single-sends', 'Single sends'],
