@@ -41,7 +41,7 @@ export interface DesignChoice {
 export async function loadDesignChoices(api: Api): Promise<DesignChoice[]> {
   const [shipped, saved] = await Promise.all([
     api.get<{ templates: DesignTemplate[] }>('/get-design/template'),
-    api.get<{ designs: SavedDesign[] }>('/designs').catch(() => ({ designs: [] as SavedDesign[] })),
+    api.get<{ designs: SavedDesign[] }>('/designs'),
   ]);
   const blank = shipped.templates.find((t) => t.is_blank === 1) ?? shipped.templates[0];
   return [
