@@ -225,11 +225,10 @@ describe('the console: automations', { skip: skipWithoutChromium }, () => {
     );
     await copyRow.waitFor({ state: 'detached' });
 
-    // The console errors are the failed answers expected: the two refusals shown above, and the saved
-    // designs' list, which the design picker reads when the service has one (it does without).
-    assert.deepEqual([...new Set(failed)].sort(), ['404 /designs', '409 /automations/update', '422 /automations/set-live']);
+    // The console errors are the failed answers expected: the two refusals shown above.
+    assert.deepEqual([...new Set(failed)].sort(), ['409 /automations/update', '422 /automations/set-live']);
     assert.deepEqual(
-      problems.filter((p) => !/^console: Failed to load resource: the server responded with a status of (404|409|422) /.test(p)),
+      problems.filter((p) => !/^console: Failed to load resource: the server responded with a status of (409|422) /.test(p)),
       [],
     );
     await context.close();
@@ -300,8 +299,8 @@ describe('the console: automations', { skip: skipWithoutChromium }, () => {
     assert.equal(await page.getByRole('alert').textContent(), 'Record Not Found');
     await page.goto(`${base}/app/automations/a/b`);
     await page.getByRole('heading', { level: 1, name: 'Page not found' }).waitFor();
-    // The 404s of the unknown automation and of the saved designs' list (see above) are the console errors expected here.
-    assert.deepEqual([...new Set(failed)].sort(), ['404 /automations/details', '404 /designs']);
+    // The 404 of the unknown automation is the console error expected here.
+    assert.deepEqual([...new Set(failed)].sort(), ['404 /automations/details']);
     assert.deepEqual(
       problems.filter((p) => !p.includes('404')),
       [],

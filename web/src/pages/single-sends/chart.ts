@@ -15,7 +15,8 @@ export function drawHourlyChart(target: HTMLElement, timeline: Stats['timeline']
       height: 240,
       scales: {
         // An hour of margin on each side, so a send whose events fit in one hour still has a readable axis.
-        x: { time: true, range: (_u, min, max) => [min - 3600, max + 3600] },
+        // Taken from the hours themselves: with one point, uPlot's own range spans years.
+        x: { time: true, range: () => [xs[0] - 3600, xs[xs.length - 1] + 3600] },
         y: { range: (_u, _min, max) => [0, Math.max(1, max)] },
       },
       series: [
