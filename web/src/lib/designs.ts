@@ -63,3 +63,17 @@ export async function loadDesignChoices(api: Api): Promise<DesignChoice[]> {
     })),
   ];
 }
+
+/**
+ * An email's HTML for a preview in the console: without the stylesheets it would fetch from other
+ * sites (MJML links web fonts, e.g. Google's, both as `<link>` and as `@import`). The console reaches
+ * nothing but the service, and its policy would refuse them anyway; the preview falls back to the
+ * email's other fonts, as many mail clients do.
+ */
+export function previewHtml(html: string): string {
+  const doc = new DOMParser().parseFromString(html, 'text/html');
+  for (const link of doc.querySelectorAll('link[rel~="stylesheet"]')) link.remove();
+  for (const style of doc.querySelectorAll('style'))
+    style.textContent = (style.textContent ?? '').replace(/@import\s+(url\()?[^;]*;?/gi, '');
+  return '<!doctype html>\n' + doc.documentElement.outerHTML;
+}
