@@ -12,6 +12,8 @@ export function drawHourlyChart(target: HTMLElement, timeline: Stats['timeline']
   return new uPlot(
     {
       width: Math.max(280, target.clientWidth),
+      // The hours are UTC, and so is the axis (uPlot would show the browser's zone).
+      tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), 'Etc/UTC'),
       height: 240,
       scales: {
         // An hour of margin on each side, so a send whose events fit in one hour still has a readable axis.
