@@ -43,6 +43,21 @@ export interface ConsoleHarness {
   close(): Promise<void>;
 }
 
+/** Drops a file made of `text` on the element `selector`, as a person dragging it from the desktop does. */
+export async function dropFile(page: Page, selector: string, name: string, text: string): Promise<void> {
+  const dataTransfer = await page.evaluateHandle(
+    ([fileName, content]) => {
+      const dt = new DataTransfer();
+      dt.items.add(new File([content], fileName, { type: 'text/csv' }));
+      return dt;
+    },
+    [name, text] as const,
+  );
+  await page.dispatchEvent(selector, 'dragenter', { dataTransfer });
+  await page.dispatchEvent(selector, 'dragover', { dataTransfer });
+  await page.dispatchEvent(selector, 'drop', { dataTransfer });
+}
+
 /** Starts the app (with `setup`'s options) and chromium. */
 export async function startConsole(options: Parameters<typeof setup>[0] = {}): Promise<ConsoleHarness> {
   const build = await builtConsole();

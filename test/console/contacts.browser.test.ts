@@ -6,27 +6,11 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import type { Page } from 'playwright-core';
 import { drainQueue, make, type TestContext } from '../helpers.js';
 import { senderForm } from '../modules/senders.helpers.js';
-import { skipWithoutChromium, startConsole, type ConsoleHarness } from './browser.js';
+import { dropFile, skipWithoutChromium, startConsole, type ConsoleHarness } from './browser.js';
 
 const XSS = '<img src=x onerror="window.__xss=1;alert(1)">';
-
-/** Drops a file made of `text` on the element `selector`, as a person dragging it from the desktop does. */
-async function dropFile(page: Page, selector: string, name: string, text: string): Promise<void> {
-  const dataTransfer = await page.evaluateHandle(
-    ([fileName, content]) => {
-      const dt = new DataTransfer();
-      dt.items.add(new File([content], fileName, { type: 'text/csv' }));
-      return dt;
-    },
-    [name, text] as const,
-  );
-  await page.dispatchEvent(selector, 'dragenter', { dataTransfer });
-  await page.dispatchEvent(selector, 'dragover', { dataTransfer });
-  await page.dispatchEvent(selector, 'drop', { dataTransfer });
-}
 
 describe('the console: contacts', { skip: skipWithoutChromium }, () => {
   let h: ConsoleHarness;

@@ -7,27 +7,11 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Page } from 'playwright-core';
 import { drainQueue, type TestContext } from '../helpers.js';
 import { SmtpSink } from '../support/smtp-sink.js';
-import { skipWithoutChromium, startConsole, type ConsoleHarness } from './browser.js';
+import { dropFile, skipWithoutChromium, startConsole, type ConsoleHarness } from './browser.js';
 
 const LINK = 'https://shop.example.com/autumn';
-
-/** Drops a file made of `text` on the element `selector`, as a person dragging it from the desktop does. */
-async function dropFile(page: Page, selector: string, name: string, text: string): Promise<void> {
-  const dataTransfer = await page.evaluateHandle(
-    ([fileName, content]) => {
-      const dt = new DataTransfer();
-      dt.items.add(new File([content], fileName, { type: 'text/csv' }));
-      return dt;
-    },
-    [name, text] as const,
-  );
-  await page.dispatchEvent(selector, 'dragenter', { dataTransfer });
-  await page.dispatchEvent(selector, 'dragover', { dataTransfer });
-  await page.dispatchEvent(selector, 'drop', { dataTransfer });
-}
 
 describe('the console: a first newsletter from sign-in to its report', { skip: skipWithoutChromium }, () => {
   let h: ConsoleHarness;
