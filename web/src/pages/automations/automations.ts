@@ -1,7 +1,7 @@
 /** What the automation pages share: the words for codes, and the lists the forms choose from. */
 import type { Api } from '../../lib/api';
-import type { ContactType } from '../../lib/types';
-import type { Automation, Schedule, Segment, Target, UnsubscribeGroup } from './types';
+import type { ContactType, Segment, UnsubscribeGroup } from '../../lib/types';
+import type { Automation, Schedule, Target } from './types';
 
 /** The status in words: a paused automation is a draft that went live once. */
 export function statusWord(a: Pick<Automation, 'status' | 'live_at'>): 'Live' | 'Paused' | 'Draft' {
