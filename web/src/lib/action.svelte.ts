@@ -1,8 +1,8 @@
 /**
- * The notes of a Settings page's changes (add, save, delete …): the error, the success text and the
+ * The notes of a page's changes (add, save, delete …): the error, the success text and the
  * form's field errors, cleared before each change and set by its outcome.
  */
-import { ApiError, messageOf } from '../../lib/api';
+import { ApiError, messageOf } from './api';
 
 export class Action {
   error = $state('');
