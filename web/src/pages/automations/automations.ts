@@ -1,7 +1,7 @@
 /** What the automation pages share: the words for codes, and the lists the forms choose from. */
 import type { Api } from '../../lib/api';
-import type { ContactType } from '../../lib/types';
-import type { Automation, Schedule, Segment, Target, UnsubscribeGroup } from './types';
+import type { ContactType, Segment, UnsubscribeGroup } from '../../lib/types';
+import type { Automation, AutomationForm, Schedule, Target } from './types';
 
 /** The status in words: a paused automation is a draft that went live once. */
 export function statusWord(a: Pick<Automation, 'status' | 'live_at'>): 'Live' | 'Paused' | 'Draft' {
@@ -48,4 +48,14 @@ export function waitWord(s: Pick<Schedule, 'waiting_period' | 'waiting_type'>): 
   if (s.waiting_type === 'instantly') return 'Instantly';
   const unit = s.waiting_type === 'days' ? 'day' : 'hour';
   return `${s.waiting_period} ${unit}${s.waiting_period === 1 ? '' : 's'}`;
+}
+
+/** The keys create and update both take, from the form's values. */
+export function formBody(form: AutomationForm): Record<string, string | number> {
+  return {
+    automation_name: form.automation_name,
+    automation_for: form.automation_for,
+    unsubscribe_group_id: form.unsubscribe_group_id,
+    exit_criteria: form.exit_criteria ? 1 : 0,
+  };
 }

@@ -37,38 +37,6 @@ export interface Schedule {
   design_url: string;
 }
 
-export interface Stats {
-  triggered: number;
-  delivered: number;
-  hard_bounces: number;
-  soft_bounces: number;
-  unique_opens: number;
-  total_opens: number;
-  unique_clicks: number;
-  total_clicks: number;
-  unsubscribes: number;
-  spam_reports: number;
-  links: Array<{ url: string; unique_clicks: number; total_clicks: number }>;
-}
-
-export interface Sender {
-  id: number;
-  from_name: string;
-  from_email: string;
-  nickname: string;
-  is_verified: number;
-}
-
-export interface UnsubscribeGroup {
-  id: number;
-  group_name: string;
-}
-
-export interface Segment {
-  id: number;
-  segment_name: string;
-}
-
 /** A target the automation can run for: `contacts_<id>` or `segments_<id>`, with its name. */
 export interface Target {
   key: string;

@@ -1,16 +1,4 @@
 /** The API shapes the Segments section reads (see /openapi.json). */
-export interface Segment {
-  id: number;
-  contact_type_id: number;
-  segment_name: string;
-  select_field: string[];
-  select_operator: string[];
-  value: string[];
-  query_type: string | null;
-  created_at: string;
-  updated_at: string;
-  segment_emails_count: number;
-}
 
 /** A member: a matched contact (`contact_id` set) or a recipient added by hand. */
 export interface Recipient {

@@ -1,29 +1,4 @@
 /** The API's shapes the Settings pages read (the OpenAPI document at /openapi.json has them all). */
-export interface Sender {
-  id: number;
-  from_name: string;
-  from_email: string;
-  reply_to_email: string;
-  country_id: number;
-  state_id: number | null;
-  city_id: number | null;
-  zip_code: string | null;
-  company_address: string;
-  company_address2: string | null;
-  nickname: string;
-  is_verified: number;
-  send_at: string | null;
-  created_at: string;
-}
-
-export interface UnsubscribeGroup {
-  id: number;
-  group_name: string;
-  description: string;
-  is_display: number;
-  unsubscribe_clients_count?: number;
-  created_at: string;
-}
 
 /** An entry of the global unsubscribe list or a group's recipient. */
 export interface Unsubscriber {

@@ -1,4 +1,6 @@
 /** The API shapes the single-send pages read (the OpenAPI document at /openapi.json has them all). */
+import type { Stats as BaseStats } from '../../lib/types';
+
 export interface RecipientRef {
   id: string;
   table: 'contacts' | 'segments';
@@ -37,37 +39,9 @@ export interface SingleSend {
   created_at: string;
 }
 
-export interface Stats {
-  triggered: number;
-  delivered: number;
-  hard_bounces: number;
-  soft_bounces: number;
-  unique_opens: number;
-  total_opens: number;
-  unique_clicks: number;
-  total_clicks: number;
-  unsubscribes: number;
-  spam_reports: number;
-  links: Array<{ url: string; unique_clicks: number; total_clicks: number }>;
+/** A send's figures, with its hourly timeline. */
+export interface Stats extends BaseStats {
   timeline: Array<{ hour: string; delivered: number; opens: number; clicks: number }>;
-}
-
-export interface Sender {
-  id: number;
-  from_name: string;
-  from_email: string;
-  nickname: string;
-  is_verified: number;
-}
-
-export interface Segment {
-  id: number;
-  segment_name: string;
-}
-
-export interface UnsubscribeGroup {
-  id: number;
-  group_name: string;
 }
 
 /** A send's status in words. */
