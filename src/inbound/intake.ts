@@ -11,7 +11,7 @@ import { trackingLinks } from '../delivery/tracking.js';
 import { MAIL_KINDS } from '../mail-kinds.js';
 import { unsubscribeEmail } from '../modules/unsubscribes/unsubscribes.suppression.js';
 import { recordSoftBounce, suppressAddress, type AccountAddress } from '../queue/bounced-addresses.js';
-import { recordBounced, recordComplaint } from '../queue/engagement.js';
+import { recordBounced, recordComplaint } from '../ledger/engagement.js';
 import { isEmail } from '../util/email.js';
 import { isoMicros } from '../util/time.js';
 

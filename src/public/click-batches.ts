@@ -1,7 +1,8 @@
 import type { Db } from '../db/index.js';
 import type { ClickRef } from '../delivery/tracking.js';
 import { MAIL_KINDS } from '../mail-kinds.js';
-import { clickKey, MAX_CLICKS_BATCH, recordClicks } from '../queue/engagement.js';
+import { MAX_CLICKS_BATCH, recordClicks } from '../ledger/engagement.js';
+import { clickKey } from './messages.queries.js';
 import type { Clock } from '../util/clock.js';
 
 /** Counts clicks for the redirect route, sharing transactions between requests that arrive together. */

@@ -10,7 +10,8 @@ import { findGroupAnyState, listDisplayGroups } from '../modules/unsubscribes/gr
 import { deleteUnsubscribers, entriesOfEmail } from '../modules/unsubscribes/unsubscribes.queries.js';
 import { unsubscribeEmail } from '../modules/unsubscribes/unsubscribes.suppression.js';
 import { MAIL_KINDS } from '../mail-kinds.js';
-import { recordUnsubscribe, type PublicMessage } from '../queue/engagement.js';
+import { recordUnsubscribe } from '../ledger/engagement.js';
+import type { PublicMessage } from './messages.queries.js';
 import type { GroupChoice } from './unsubscribe.page.js';
 
 export interface Preferences {

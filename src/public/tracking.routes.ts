@@ -5,7 +5,7 @@ import { fillClickUrls, locationOf } from '../delivery/click-links.js';
 import { trackingLinks } from '../delivery/tracking.js';
 import { Media } from '../http/schemas.js';
 import { MAIL_KINDS } from '../mail-kinds.js';
-import { findClickedLinks } from '../queue/engagement.js';
+import { findClickedLinks } from './messages.queries.js';
 import { createClickBatches } from './click-batches.js';
 import { createOpenBatches } from './open-batches.js';
 import { messagePage, sendPage } from './page.js';

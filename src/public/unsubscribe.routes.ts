@@ -4,7 +4,7 @@ import type { FastifyReply } from 'fastify';
 import { trackingLinks } from '../delivery/tracking.js';
 import { Id, Media } from '../http/schemas.js';
 import { MAIL_KINDS } from '../mail-kinds.js';
-import { findPublicMessage, type PublicMessage } from '../queue/engagement.js';
+import { findPublicMessage, type PublicMessage } from './messages.queries.js';
 import { applyPreferences, preferencesOf, unsubscribeOneClick } from './preferences.service.js';
 import { messagePage, sendPage } from './page.js';
 import { preferencesPage } from './unsubscribe.page.js';

@@ -3,7 +3,7 @@ import type { Db } from '../db/index.js';
 import { engineOf, lockSkippingLocked, toCount } from '../db/dialect.js';
 import type { MailState, QueuedMessage } from '../db/types.js';
 import { isoMicros } from '../util/time.js';
-import { EVENT_COLUMNS, recordBounced, recordDelivered, sourceKeys, type CountedMessage, type EventMessage } from './engagement.js';
+import { EVENT_COLUMNS, recordBounced, recordDelivered, sourceKeys, type CountedMessage, type EventMessage } from '../ledger/engagement.js';
 import type { MailKinds } from './queue.types.js';
 import { classifyBounce } from '../delivery/bounce-classes.js';
 import { erasureHash } from './erased-addresses.js';

@@ -1,7 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { MAIL_KINDS } from '../../src/mail-kinds.js';
-import { recordOpens } from '../../src/queue/engagement.js';
+import { recordOpens } from '../../src/ledger/engagement.js';
 import { createOpenBatches } from '../../src/public/open-batches.js';
 import { freshDatabase } from '../helpers.js';
 import { createAccount } from '../../src/modules/accounts/accounts.service.js';

@@ -10,89 +10,47 @@
  */
 import { sql } from 'kysely';
 import type { Db } from '../db/index.js';
-import type { QueuedMessage } from '../db/types.js';
 import { fillClickUrls } from '../delivery/click-links.js';
 import type { ClickRef } from '../delivery/tracking.js';
 import { emitEvents, type EventType, type OutgoingEvent } from '../events/outbox.js';
+import { clickKey, findClickedLinks } from '../public/messages.queries.js';
 import { isoMicros } from '../util/time.js';
-import type { MailKinds, SourceCounter } from './queue.types.js';
-import { recordSoftBounce, suppressAddress } from './bounced-addresses.js';
+import type { MailKinds, SourceCounter } from '../queue/queue.types.js';
+import { recordSoftBounce, suppressAddress } from '../queue/bounced-addresses.js';
+import {
+  EVENT_COLUMNS,
+  addToHours as addToHourRows,
+  addToSources as addToSourceRows,
+  hourOf,
+  sourceKeyOf,
+  sourceKeys,
+  type CountedMessage,
+  type EventMessage,
+} from './sources.js';
 
-/** The columns of a message that events read: its kind, and what names its source. */
-export type CountedMessage = Pick<QueuedMessage, 'id' | 'kind'> & Partial<QueuedMessage>;
+export { EVENT_COLUMNS, hourOf, sourceKeys, type CountedMessage, type EventMessage };
 
-/** The message columns a door returns for the outgoing events (with `sourceKeys`). */
-export const EVENT_COLUMNS = ['id', 'kind', 'user_id', 'email', 'email_key', 'contact_id', 'message_id'] as const;
-
-/** A message an event counted on, with its address (the address's effects follow from it) and what its webhook event says. */
-export type EventMessage = CountedMessage & Pick<QueuedMessage, 'user_id' | 'email' | 'email_key' | 'contact_id' | 'message_id'>;
-
-/** A message as the public pages need it. */
-export interface PublicMessage {
-  id: number;
-  user_id: number;
-  kind: string;
-  email: string;
-  /** The unsubscribe group the message was sent under; null when it has none (global only). */
-  groupId: number | null;
-  /** The contact it was sent to; null when none. */
-  contactId: number | null;
+/** The old door's shape of `addToSources` (the move keeps the doors as they were). */
+function addToSources(trx: Db, kinds: MailKinds, items: Array<{ message: CountedMessage; delta: Partial<Record<SourceCounter, number>> }>) {
+  return addToSourceRows(
+    trx,
+    kinds,
+    items.map((i) => ({ message: i.message, counters: i.delta })),
+  );
 }
 
-/** The message columns that name a source, over every kind: what a counted row must carry. */
-export function sourceKeys(kinds: MailKinds): Array<keyof QueuedMessage & string> {
-  return [...new Set([...kinds.values()].flatMap((k) => (k.source ? [k.source.key] : [])))];
-}
-
-/** The id of the source row a message names, or null (a kind without statistics, or none named). */
-function sourceIdOf(kinds: MailKinds, message: CountedMessage): number | null {
-  const source = kinds.get(message.kind)?.source;
-  const id = source ? message[source.key] : null;
-  return typeof id === 'number' ? id : id == null ? null : Number(id);
-}
-
-/** The key of a message's source in the maps below: `<kind>:<source id>`. */
-function sourceKeyOf(kinds: MailKinds, message: CountedMessage): string | null {
-  const id = sourceIdOf(kinds, message);
-  return id === null ? null : `${message.kind}:${id}`;
-}
-
-/**
- * Adds each message's delta to the counters of its source: one update per source row, in a fixed
- * order (so concurrent batches lock rows alike). Messages of kinds without statistics count nothing.
- * Returns the utr of each source row it updated, by `sourceKeyOf` (read by the same statements).
- */
-async function addToSources(
+/** The old door's shape of `addToHours`: every item in the hour of `now`. */
+function addToHours(
   trx: Db,
   kinds: MailKinds,
-  items: Array<{ message: CountedMessage; delta: Partial<Record<SourceCounter, number>> }>,
-): Promise<Map<string, string>> {
-  const utrs = new Map<string, string>();
-  const per = new Map<string, { kind: string; id: number; delta: Partial<Record<SourceCounter, number>> }>();
-  for (const { message, delta } of items) {
-    const id = sourceIdOf(kinds, message);
-    if (id === null) continue;
-    const key = `${message.kind}:${id}`;
-    const entry = per.get(key) ?? { kind: message.kind, id, delta: {} };
-    for (const [counter, n] of Object.entries(delta) as Array<[SourceCounter, number]>)
-      entry.delta[counter] = (entry.delta[counter] ?? 0) + n;
-    per.set(key, entry);
-  }
-  for (const key of [...per.keys()].sort()) {
-    const { kind, id, delta } = per.get(key)!;
-    const source = kinds.get(kind)!.source!;
-    const sets = (Object.entries(delta) as Array<[SourceCounter, number]>)
-      .filter(([, n]) => n !== 0)
-      .map(([counter, n]) => {
-        const column = sql.ref(source.counters[counter]);
-        return sql`${column} = ${column} + ${n}`;
-      });
-    if (sets.length === 0) continue;
-    const { rows } = await sql<{ utr: string }>`
-      update ${sql.table(source.table)} set ${sql.join(sets)} where id = ${id} returning ${sql.ref(source.utr)} as utr`.execute(trx);
-    if (rows[0]) utrs.set(key, rows[0].utr);
-  }
-  return utrs;
+  items: Array<{ message: CountedMessage; delta: Partial<Record<'delivered' | 'opens' | 'clicks', number>> }>,
+  now: Date,
+) {
+  return addToHourRows(
+    trx,
+    kinds,
+    items.map((i) => ({ message: i.message, hour: hourOf(now), delta: i.delta })),
+  );
 }
 
 /** The outgoing events about messages (each one names its message and what sent it). */
@@ -127,50 +85,6 @@ async function emitMessageEvents(
     events.push({ userId: message.user_id, type, data, email: message.email });
   }
   await emitEvents(trx, now, events);
-}
-
-/** What an event adds to its source's hour. */
-type HourCounter = 'delivered' | 'opens' | 'clicks';
-
-/** The UTC hour of a time, as the timeline names it: `YYYY-MM-DD HH:00:00`. */
-export function hourOf(at: Date): string {
-  return `${at.toISOString().slice(0, 13).replace('T', ' ')}:00:00`;
-}
-
-/**
- * Adds each message's delta to its source's row of `engagement_hours` for the hour of `now`: one
- * upsert per source, in a fixed order. Messages of kinds without statistics count nothing.
- */
-async function addToHours(
-  trx: Db,
-  kinds: MailKinds,
-  items: Array<{ message: CountedMessage; delta: Partial<Record<HourCounter, number>> }>,
-  now: Date,
-): Promise<void> {
-  const per = new Map<string, { table: string; id: number; delivered: number; opens: number; clicks: number }>();
-  for (const { message, delta } of items) {
-    const id = sourceIdOf(kinds, message);
-    if (id === null) continue;
-    const table = kinds.get(message.kind)!.source!.table;
-    const key = `${table}:${id}`;
-    const entry = per.get(key) ?? { table, id, delivered: 0, opens: 0, clicks: 0 };
-    entry.delivered += delta.delivered ?? 0;
-    entry.opens += delta.opens ?? 0;
-    entry.clicks += delta.clicks ?? 0;
-    per.set(key, entry);
-  }
-  const hour = hourOf(now);
-  for (const key of [...per.keys()].sort()) {
-    const e = per.get(key)!;
-    if (e.delivered === 0 && e.opens === 0 && e.clicks === 0) continue;
-    await sql`
-      insert into engagement_hours (source_table, source_id, hour, delivered, opens, clicks)
-      values (${e.table}, ${e.id}, ${hour}, ${e.delivered}, ${e.opens}, ${e.clicks})
-      on conflict (source_table, source_id, hour) do update set
-        delivered = engagement_hours.delivered + excluded.delivered,
-        opens = engagement_hours.opens + excluded.opens,
-        clicks = engagement_hours.clicks + excluded.clicks`.execute(trx);
-  }
 }
 
 /**
@@ -331,70 +245,6 @@ export async function recordOpens(db: Db, kinds: MailKinds, messageIds: readonly
 /** The most clicks one `recordClicks` call takes (well under both engines' parameter limits). */
 export const MAX_CLICKS_BATCH = 500;
 
-export type { ClickRef };
-
-/** A click on a link that belongs to its message: what the redirect needs. */
-export interface ClickedLink {
-  messageId: number;
-  linkId: number;
-  /** The link's URL as the design has it (`((placeholders))` kept). */
-  url: string;
-  email: string;
-  payload: string | null;
-  contactId: number | null;
-  campaignTable: string;
-  campaignId: number;
-}
-
-/** The key of a click in the maps below. */
-export function clickKey(c: ClickRef): string {
-  return `${c.messageId}:${c.linkId}`;
-}
-
-/**
- * The clicks (by `clickKey`) whose link belongs to their message: the link's source (where its
- * clicks are counted) is the one the message's kind names for it, in the same account. Clicks
- * naming a message or link that does not exist, or a link of another campaign, are left out.
- * Two queries, whatever the number of clicks.
- */
-export async function findClickedLinks(db: Db, kinds: MailKinds, clicks: readonly ClickRef[]): Promise<Map<string, ClickedLink>> {
-  const found = new Map<string, ClickedLink>();
-  if (clicks.length === 0) return found;
-  const messageIds = [...new Set(clicks.map((c) => c.messageId))];
-  const linkIds = [...new Set(clicks.map((c) => c.linkId))];
-  const [messages, links] = await Promise.all([
-    db
-      .selectFrom('mail_messages')
-      .select(['id', 'kind', 'user_id', 'email', 'payload', 'contact_id', ...sourceKeys(kinds)])
-      .where('id', 'in', messageIds)
-      .execute(),
-    db
-      .selectFrom('tracked_links')
-      .select(['id', 'user_id', 'source_table', 'source_id', 'campaign_table', 'campaign_id', 'url'])
-      .where('id', 'in', linkIds)
-      .execute(),
-  ]);
-  const messageById = new Map(messages.map((m) => [m.id, m]));
-  const linkById = new Map(links.map((l) => [l.id, l]));
-  for (const c of clicks) {
-    const m = messageById.get(c.messageId);
-    const l = linkById.get(c.linkId);
-    if (!m || !l || m.user_id !== l.user_id) continue;
-    if (kinds.get(m.kind)?.source?.table !== l.source_table || sourceIdOf(kinds, m) !== Number(l.source_id)) continue;
-    found.set(clickKey(c), {
-      messageId: m.id,
-      linkId: l.id,
-      url: l.url,
-      email: m.email,
-      payload: m.payload,
-      contactId: m.contact_id,
-      campaignTable: l.campaign_table,
-      campaignId: Number(l.campaign_id),
-    });
-  }
-  return found;
-}
-
 /** `case id when … then n … else 0 end` over the counts of `counts` (typed, so PostgreSQL can plan it). */
 function caseOf(column: string, counts: ReadonlyMap<number, number>) {
   if (counts.size === 0) return sql<number>`0`;
@@ -530,33 +380,4 @@ export async function recordUnsubscribe(trx: Db, kinds: MailKinds, messageId: nu
   if (!row) return false;
   await addToSources(trx, kinds, [{ message: row, delta: { unsubscribes: 1 } }]);
   return true;
-}
-
-/**
- * The message a public link names, with the unsubscribe group it was sent under (its source's;
- * none for a kind without one); undefined when it no longer exists.
- */
-export async function findPublicMessage(db: Db, kinds: MailKinds, messageId: number): Promise<PublicMessage | undefined> {
-  const row = await db
-    .selectFrom('mail_messages')
-    .select(['id', 'user_id', 'kind', 'email', 'contact_id', ...sourceKeys(kinds)])
-    .where('id', '=', messageId)
-    .executeTakeFirst();
-  if (!row) return undefined;
-  const source = kinds.get(row.kind)?.source;
-  const sourceId = sourceIdOf(kinds, row);
-  let groupId: number | null = null;
-  if (source && sourceId !== null) {
-    const { rows } = await sql<{ group_id: number | null }>`
-      select ${sql.ref(source.group)} as group_id from ${sql.table(source.table)} where id = ${sourceId}`.execute(db);
-    groupId = rows[0]?.group_id ?? null;
-  }
-  return {
-    id: row.id,
-    user_id: row.user_id,
-    kind: row.kind,
-    email: row.email,
-    groupId: groupId === null ? null : Number(groupId),
-    contactId: row.contact_id === null ? null : Number(row.contact_id),
-  };
 }
