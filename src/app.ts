@@ -4,6 +4,7 @@ import rateLimit from '@fastify/rate-limit';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppDeps, AppInput } from './deps.js';
 import { systemClock } from './util/clock.js';
+import { trustProxyOption } from './config.js';
 import { createTransport } from './delivery/transports.js';
 import { parseForm, registerBodyParsing } from './http/body.js';
 import { answerClientError, answerFrameworkError, registerErrorHandling } from './http/error-handler.js';
@@ -70,7 +71,7 @@ export async function buildApp(deps: AppInput): Promise<App> {
     // One line per request, written by registerRequestLog, instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: 10 * 1024 * 1024,
-    trustProxy: true,
+    trustProxy: trustProxyOption(deps.config.trustProxy),
     frameworkErrors: answerFrameworkError,
     clientErrorHandler: answerClientError,
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, querystringParser: (s: string) => parseForm(s) },

@@ -2,6 +2,7 @@ import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import ipaddr from 'ipaddr.js';
 
 /** The service configuration, parsed once from the environment (variables listed in the README). */
 export interface Config {
@@ -14,6 +15,11 @@ export interface Config {
   readonly dataDir: string;
   readonly appSecret: string;
   readonly dkim: { readonly domain: string; readonly selector: string; readonly privateKey: string } | null;
+  /**
+   * Which proxies may name the client in `X-Forwarded-For` (Fastify's `trustProxy`): false, none
+   * (the socket's address is the client); a number, that many proxy hops; else their addresses.
+   */
+  readonly trustProxy: false | number | string[];
   /** Requests per minute per account; 0 turns rate limiting off. */
   readonly rateLimitPerMinute: number;
   readonly maxCsvBytes: number;
@@ -111,6 +117,48 @@ function intFrom(env: Env, name: string, fallback: number): number {
   return n;
 }
 
+/** The names proxy-addr (under Fastify's `trustProxy`) takes for whole ranges. */
+const PROXY_RANGES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/** Whether `s` is an IPv4 (dotted quad) or IPv6 address, optionally with a `/prefix`. */
+function isAddressOrCidr(s: string): boolean {
+  const [address, prefix, extra] = s.split('/');
+  const v4 = ipaddr.IPv4.isValidFourPartDecimal(address);
+  if (!v4 && !(address.includes(':') && ipaddr.IPv6.isValid(address))) return false;
+  if (prefix === undefined) return true;
+  return extra === undefined && /^\d{1,3}$/.test(prefix) && Number(prefix) <= (v4 ? 32 : 128);
+}
+
+/**
+ * TRUST_PROXY: unset, empty, `0` or `false`: no proxy is trusted and `X-Forwarded-For` is ignored,
+ * since any client can write it; a whole number: that many proxy hops in front of the service; else
+ * a comma-separated list of the proxies' addresses or CIDR ranges (`loopback`, `linklocal` and
+ * `uniquelocal` name those ranges). Throws a startup error naming the value it cannot take.
+ */
+export function parseTrustProxy(raw: string | undefined): false | number | string[] {
+  const value = (raw ?? '').trim();
+  if (value === '' || value === '0' || value.toLowerCase() === 'false') return false;
+  if (/^\d+$/.test(value)) return Number(value);
+  const list = value.split(',').map((s) => s.trim());
+  const bad = list.find((s) => !PROXY_RANGES.has(s) && !isAddressOrCidr(s));
+  if (bad !== undefined) {
+    throw new Error(
+      `TRUST_PROXY must be 0 (trust no proxy), a number of proxy hops, or a comma-separated list of proxy addresses or ` +
+        `CIDR ranges; "${bad}" is none of these` +
+        (bad.toLowerCase() === 'true' ? ' (trusting every client would let any client choose its own address)' : ''),
+    );
+  }
+  return list;
+}
+
+/**
+ * Fastify's `trustProxy` option for the configured value. A hop count becomes a function of the
+ * hop's position (0: the socket's peer), since Fastify 5 trusts no proxy when given a bare number.
+ */
+export function trustProxyOption(trust: Config['trustProxy']): false | string[] | ((address: string, hop: number) => boolean) {
+  return typeof trust === 'number' ? (_address, hop) => hop < trust : trust;
+}
+
 /** Reads APP_SECRET, or the one kept in the data folder, creating it on first use. */
 function appSecretFrom(env: Env, dataDir: string): string {
   if (env.APP_SECRET) return env.APP_SECRET;
@@ -142,6 +190,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     dataDir,
     appSecret: overrides.appSecret ?? appSecretFrom(env, dataDir),
     dkim,
+    trustProxy: parseTrustProxy(env.TRUST_PROXY),
     rateLimitPerMinute: intFrom(env, 'RATE_LIMIT_PER_MINUTE', 600),
     maxCsvBytes: intFrom(env, 'MAX_CSV_MB', 50) * 1024 * 1024,
     logLevel: env.LOG_LEVEL ?? 'info',

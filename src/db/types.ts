@@ -496,6 +496,20 @@ export interface SignupPendingTable {
   expires_at: string;
 }
 
+/** A sign-up counted by the forms' mail caps (see migration 021); kept a day. */
+export interface SignupLogTable {
+  id: Generated<number>;
+  user_id: number;
+  form_id: number;
+  /** Keyed hash of the lower-case address without its `+tag`: the address itself is not kept. */
+  address_hash: string;
+  /** The address's domain, lower case. */
+  domain: string;
+  /** The client's IPv4 address, or its IPv6 /64 network. */
+  client: string;
+  created_at: string;
+}
+
 /** The proof of one confirmed sign-up, kept with the contact (deleted with it). */
 export interface ContactConsentTable {
   id: Generated<number>;
@@ -583,6 +597,7 @@ export interface DB {
   webhook_attempts: WebhookAttemptTable;
   signup_forms: SignupFormTable;
   signup_pending: SignupPendingTable;
+  signup_log: SignupLogTable;
   contact_consents: ContactConsentTable;
   erased_addresses: ErasedAddressTable;
   idempotency_keys: IdempotencyKeyTable;

@@ -1,12 +1,14 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import ipaddr from 'ipaddr.js';
 import { ok } from '../http/envelope.js';
 import { AppError, NotFound, Rnf, ValidationError } from '../http/errors.js';
 import { schemaErrors } from '../http/error-handler.js';
 import { FailedFields, FailedText, Media, OkText, Text } from '../http/schemas.js';
 import { RESERVED_FIELDS } from '../reference/fields.js';
 import { HONEYPOT } from '../modules/forms/forms.embed.js';
+import type { Cap } from '../modules/forms/forms.limits.js';
 import { confirmationOf, confirmSignUp, signUp, type Visitor } from '../modules/forms/forms.signup.js';
 import { messagePage, sendPage } from './page.js';
 import { checkInboxPage, confirmedPage, confirmPage, invalidPostPage } from './subscribe.page.js';
@@ -17,7 +19,13 @@ const PageOrJson = (description: string, json: TSchema) =>
 const Html = (description: string) => Media('text/html', description);
 
 const ACCEPTED = 'Check your inbox to confirm your subscription.';
-const LIMITED = 'Too many sign-ups from here or to this address. Try again in an hour.';
+/** What each cap on confirmation mails says when it is reached; `limitedMessage` adds when to retry. */
+const LIMITED: Record<Cap, string> = {
+  client: 'Too many sign-ups to this form from your network.',
+  address: 'Too many sign-ups to this address.',
+  domain: 'Too many sign-ups to addresses at this domain.',
+  form: 'This form has taken too many sign-ups.',
+};
 const UNAVAILABLE = 'This form is not taking sign-ups at the moment.';
 
 const postSchema = {
@@ -26,7 +34,9 @@ const postSchema = {
     'What an embedded sign-up form posts (urlencoded or multipart; JSON too). Stores a pending sign-up and mails a confirmation ' +
     'link from the form’s sender; nothing is subscribed until the link’s page is confirmed. A filled `website` (the hidden anti-bot ' +
     'field), an address that is unsubscribed from everything or suppressed, and the same address again within the hour get the same ' +
-    'answer and no mail. At most 5 sign-ups per form from one IP, and 5 to one address, within an hour. Answers a page, or the JSON ' +
+    'answer and no mail (`+tag` forms of an address count as the address). Confirmation mails are capped: per form 5 an hour from ' +
+    'one IP (IPv6: one /64), 50 an hour to one domain and 200 an hour in all; 5 a day to one address across the account’s forms. ' +
+    'The client IP is taken from `X-Forwarded-For` only as `TRUST_PROXY` allows. Answers a page, or the JSON ' +
     'envelope when the request is JSON or accepts only JSON. Any origin may read the answer (`Access-Control-Allow-Origin: *`).',
   params: Type.Object({ id: Type.String({ maxLength: 64, description: "The form's id." }) }),
   body: Type.Object(
@@ -51,7 +61,7 @@ const postSchema = {
     415: FailedText,
     422: PageOrJson('A value could not be taken: every failing field with its messages.', FailedFields),
     429: PageOrJson(
-      'Too many sign-ups from this IP to the form, or to this address, within the hour; `Retry-After` says when to retry.',
+      'A cap on confirmation mails is reached (this IP, this address, its domain or the form); `Retry-After` says when to retry.',
       FailedText,
     ),
   },
@@ -95,9 +105,23 @@ function wantsJson(req: FastifyRequest): boolean {
   );
 }
 
+/** When to retry, in words: `in 12 minutes`, `in 5 hours`. */
+function limitedMessage(cap: Cap, seconds: number): string {
+  const minutes = Math.ceil(seconds / 60);
+  const hours = Math.ceil(seconds / 3600);
+  const wait = minutes <= 90 ? `${minutes} minute${minutes === 1 ? '' : 's'}` : `${hours} hours`;
+  return `${LIMITED[cap]} Try again in ${wait}.`;
+}
+
+/**
+ * Who is posting: `req.ip` is the socket's peer, or the client a trusted proxy names (TRUST_PROXY),
+ * never what the client itself wrote. A trusted proxy's header that names no address (a hop count
+ * larger than the proxies in front) is not taken either.
+ */
 function visitorOf(req: FastifyRequest): Visitor {
   const agent = req.headers['user-agent'];
-  return { ip: req.ip, userAgent: typeof agent === 'string' ? agent.slice(0, 500) : null };
+  const ip = ipaddr.isValid(req.ip) ? req.ip : (req.socket.remoteAddress ?? '');
+  return { ip, userAgent: typeof agent === 'string' ? agent.slice(0, 500) : null };
 }
 
 /**
@@ -134,10 +158,12 @@ export const subscribeRoutes: FastifyPluginAsyncTypebox = async (app) => {
         case 'invalid':
           if (json) throw new ValidationError(outcome.errors);
           return sendPage(reply, 422, invalidPostPage(outcome.errors));
-        case 'limited':
-          if (json) throw new AppError(429, LIMITED, { 'Retry-After': '3600' });
-          reply.header('Retry-After', '3600');
-          return sendPage(reply, 429, messagePage('Too many sign-ups', LIMITED));
+        case 'limited': {
+          const message = limitedMessage(outcome.cap, outcome.retryAfter);
+          if (json) throw new AppError(429, message, { 'Retry-After': String(outcome.retryAfter) });
+          reply.header('Retry-After', String(outcome.retryAfter));
+          return sendPage(reply, 429, messagePage('Too many sign-ups', message));
+        }
       }
     },
   );

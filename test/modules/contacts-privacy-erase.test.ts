@@ -72,7 +72,7 @@ describe('DELETE /contacts/erase', () => {
   }
 
   before(async () => {
-    t = await setupSends({ sink: true });
+    t = await setupSends({ sink: true, env: { TRUST_PROXY: '127.0.0.1' } });
     sender = await verifiedSender(t, t.a);
     grp = await group(t.a);
     const now = isoMicros(t.clock.now());

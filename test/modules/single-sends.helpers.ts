@@ -34,13 +34,16 @@ export interface SendsContext {
   close(): Promise<void>;
 }
 
-/** Builds the app on a fresh database with the clock at `start`; with `sink`, mail goes to a real SMTP server. */
-export async function setupSends(opts: { start?: string; sink?: boolean } = {}): Promise<SendsContext> {
+/**
+ * Builds the app on a fresh database with the clock at `start`; with `sink`, mail goes to a real SMTP
+ * server; `env` adds environment variables to the configuration (e.g. TRUST_PROXY).
+ */
+export async function setupSends(opts: { start?: string; sink?: boolean; env?: Record<string, string> } = {}): Promise<SendsContext> {
   const { database, drop } = await freshDatabase();
   const dataDir = mkdtempSync(join(tmpdir(), 'campaign-sends-'));
   const sink = opts.sink ? await SmtpSink.start() : null;
   const config = loadConfig(
-    { DATA_DIR: dataDir, RATE_LIMIT_PER_MINUTE: '0', PUBLIC_URL: 'https://mail.example.test' },
+    { DATA_DIR: dataDir, RATE_LIMIT_PER_MINUTE: '0', PUBLIC_URL: 'https://mail.example.test', ...opts.env },
     { appSecret: 'test-secret', ...(sink ? { smtpUrl: sink.url } : {}) },
   );
   const transport = createTransport(config);

@@ -51,20 +51,6 @@ export async function insertPending(db: Db, values: Insertable<SignupPendingTabl
   await db.insertInto('signup_pending').values(values).execute();
 }
 
-/** How many sign-ups are pending since `since` for the form from the IP, for the form to the address, and for the account to the address. */
-export async function recentSignups(db: Db, form: { id: number; user_id: number }, ip: string, emailKey: string, since: string) {
-  const recent = () => db.selectFrom('signup_pending').where('created_at', '>', since);
-  const count = async (q: ReturnType<typeof recent>) => {
-    const row = await q.select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirst();
-    return Number(row?.n ?? 0);
-  };
-  return {
-    fromIp: await count(recent().where('form_id', '=', form.id).where('ip', '=', ip)),
-    sameForm: await count(recent().where('form_id', '=', form.id).where('email_key', '=', emailKey)),
-    toAddress: await count(recent().where('user_id', '=', form.user_id).where('email_key', '=', emailKey)),
-  };
-}
-
 /**
  * Deletes up to `limit` sign-ups that expired before `now`: the cleanup done at each sign-up, so
  * the table stays bounded without a timer.

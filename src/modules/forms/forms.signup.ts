@@ -1,8 +1,8 @@
 /**
  * The public side of a sign-up form: a post stores a pending sign-up and mails a confirmation
  * link; confirming it (a POST, never a GET: mail scanners open links) makes the address a contact
- * and keeps the proof of consent. Rate limits are counted in the database (the pending rows), so
- * they hold across processes.
+ * and keeps the proof of consent. The caps on confirmation mails are counted in the database
+ * (forms.limits.ts), so they hold across processes.
  */
 import { randomBytes } from 'node:crypto';
 import type { AppDeps } from '../../deps.js';
@@ -29,6 +29,7 @@ import { selectSuppressions } from '../suppressions/suppressions.queries.js';
 import { deleteUnsubscribers, entriesOfEmail } from '../unsubscribes/unsubscribes.queries.js';
 import { isSuppressed } from '../unsubscribes/unsubscribes.suppression.js';
 import { HONEYPOT } from './forms.embed.js';
+import { capReached, isRepeat, logSignup, signupKeys, type Cap } from './forms.limits.js';
 import { confirmationMail } from './forms.mail.js';
 import {
   deleteExpiredPending,
@@ -37,7 +38,6 @@ import {
   findPending,
   insertConsent,
   insertPending,
-  recentSignups,
   takePending,
 } from './forms.queries.js';
 import { fieldsOf, type FormRow } from './forms.schema.js';
@@ -45,11 +45,6 @@ import { fieldsOf, type FormRow } from './forms.schema.js';
 const PURPOSE = 'signup-confirm';
 /** How long a confirmation link works. */
 export const CONFIRM_DAYS = 7;
-/** The window of the rate limits. */
-export const WINDOW_MS = 60 * 60 * 1000;
-/** Sign-ups per form from one IP, and to one address across the account's forms, within WINDOW_MS. */
-export const LIMIT_PER_IP = 5;
-export const LIMIT_PER_ADDRESS = 5;
 
 /** Who is posting or confirming. */
 export interface Visitor {
@@ -58,7 +53,11 @@ export interface Visitor {
 }
 
 export type SignupOutcome =
-  { kind: 'not_found' } | { kind: 'unavailable' } | { kind: 'invalid'; errors: FieldErrors } | { kind: 'limited' } | { kind: 'accepted' };
+  | { kind: 'not_found' }
+  | { kind: 'unavailable' }
+  | { kind: 'invalid'; errors: FieldErrors }
+  | { kind: 'limited'; cap: Cap; retryAfter: number }
+  | { kind: 'accepted' };
 
 const RESERVED_TYPES = new Map<string, string>(RESERVED_FIELDS.map((f) => [f.name, f.type]));
 const COLUMNS = new Set<string>(CONTACT_COLUMNS);
@@ -104,10 +103,11 @@ async function isBarred(db: Db, userId: number, email: string): Promise<boolean>
 }
 
 /**
- * A post of form `rawFormId`. A filled honeypot, an address the account must not mail, and a
- * second post of the same address to the same form within the hour are all answered as a success
- * and mail nothing (the answer reveals nothing). Otherwise a pending sign-up is stored and its
- * confirmation mail queued, in one transaction.
+ * A post of form `rawFormId`. Over one of the caps on confirmation mails, it is `limited`. A filled
+ * honeypot, an address the account must not mail, and a second post of the same address (or one of
+ * its `+tag` forms) to the same form within the hour are all answered as a success and mail nothing
+ * (the answer reveals nothing). Otherwise a pending sign-up is stored and its confirmation mail
+ * queued, in one transaction.
  */
 export async function signUp(
   deps: AppDeps,
@@ -129,13 +129,20 @@ export async function signUp(
 
   const now = deps.clock.now();
   const emailKey = email.toLowerCase();
+  const keys = signupKeys(deps.config.appSecret, form, email, visitor.ip);
   return db.transaction().execute(async (trx) => {
-    // Two posts of one address wait for each other, so they cannot both mail.
-    await lockAccountAddress(trx, form.user_id, emailKey);
+    // Posts of one address (any +tag), and posts to one form, wait for each other: no two of them
+    // can both pass a cap with one place left.
+    await lockAccountAddress(trx, form.user_id, keys.addressHash);
+    await lockAccountAddress(trx, form.user_id, `form ${form.id}`);
     await deleteExpiredPending(trx, isoMicros(now));
-    const recent = await recentSignups(trx, form, visitor.ip, emailKey, isoMicros(new Date(now.getTime() - WINDOW_MS)));
-    if (recent.fromIp >= LIMIT_PER_IP || recent.toAddress >= LIMIT_PER_ADDRESS) return { kind: 'limited' } as const;
-    if (recent.sameForm > 0 || (await isBarred(trx, form.user_id, email))) return { kind: 'accepted' } as const;
+    const capped = await capReached(trx, keys, now);
+    if (capped) return { kind: 'limited', ...capped } as const;
+    if (await isRepeat(trx, keys, now)) return { kind: 'accepted' } as const;
+    // Counted even when the address is barred, so that the caps answer alike for every address and
+    // a 429 tells nobody whether an address is unsubscribed or suppressed.
+    await logSignup(trx, keys, now);
+    if (await isBarred(trx, form.user_id, email)) return { kind: 'accepted' } as const;
 
     const token = createTokens(deps.config.appSecret).sign(PURPOSE, randomBytes(18).toString('base64url'));
     const mail = confirmationMail(deps.config.publicUrl, form, sender, email, token, CONFIRM_DAYS);
