@@ -80,6 +80,9 @@ export function createDb(url: string, options: DbOptions = {}): Database {
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
+  // Deleted rows are overwritten with zeros (in their page, and whole freed pages), so an erased
+  // contact's data does not linger in free space of the file (docs/privacy.md).
+  sqlite.pragma('secure_delete = ON');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('cache_size = -16384');
   // Reads of the first 64 MiB of the file through a memory map, not a read() call per page that

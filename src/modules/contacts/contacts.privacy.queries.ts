@@ -182,13 +182,40 @@ export async function deleteInboundEventKeys(db: Db, key: string): Promise<void>
  * names the address: a retry of such a request runs again instead of being replayed.
  */
 export async function deleteKeptAnswers(db: Db, userId: number, key: string): Promise<number> {
-  const pattern = `%${key.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-  const r = await db
-    .deleteFrom('idempotency_keys')
-    .where('user_id', '=', userId)
-    .where(sql`lower(body)`, 'like', sql`${pattern} escape '\\'`)
-    .executeTakeFirst();
+  const r = await db.deleteFrom('idempotency_keys').where('user_id', '=', userId).where(mentions('body', key)).executeTakeFirst();
   return Number(r.numDeletedRows);
+}
+
+/** A filter: the text column holds `key` (lower case) somewhere, in any letter case. */
+function mentions(column: string, key: string) {
+  const pattern = `%${key.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  return sql<boolean>`lower(${sql.ref(column)}) like ${pattern} escape '\\'`;
+}
+
+/** The account's segments (deleted ones too) whose condition values hold the address somewhere. */
+export function segmentsNaming(db: Db, userId: number, key: string) {
+  return db.selectFrom('segments').selectAll().where('user_id', '=', userId).where(mentions('value', key)).orderBy('id').execute();
+}
+
+/** Saves a segment's condition values (JSON text) as the erasure rewrote them. */
+export async function setSegmentValue(db: Db, id: number, value: string, at: string): Promise<void> {
+  await db.updateTable('segments').set({ value, updated_at: at }).where('id', '=', id).execute();
+}
+
+/** The account's stored webhook events whose body holds the address somewhere. */
+export function webhookEventsNaming(db: Db, userId: number, key: string) {
+  return db.selectFrom('webhook_events').select(['id', 'body']).where('user_id', '=', userId).where(mentions('body', key)).execute();
+}
+
+/** Saves a stored webhook event's body as the erasure rewrote it. */
+export async function setWebhookEventBody(db: Db, id: number, body: string): Promise<void> {
+  await db.updateTable('webhook_events').set({ body }).where('id', '=', id).execute();
+}
+
+/** Whether the message (queue row) `id` is the account's. */
+export async function isMessageOf(db: Db, userId: number, id: number): Promise<boolean> {
+  const row = await db.selectFrom('mail_messages').select('id').where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
+  return row !== undefined;
 }
 
 /** Keeps the keyed hash of an erased address for the account (once). */

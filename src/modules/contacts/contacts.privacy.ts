@@ -5,12 +5,14 @@
  * A table added later that holds an address adds its part in two places: a key of the export
  * (`exportAddress`) and a step of `ERASURE_STEPS`.
  */
+import { sql } from 'kysely';
 import type { AppDeps } from '../../deps.js';
-import type { Db } from '../../db/index.js';
+import type { Database, Db } from '../../db/index.js';
 import { NotFound, Rnf } from '../../http/errors.js';
 import { erasureHash } from '../../queue/erased-addresses.js';
 import { audienceChanged } from '../audience/audience.service.js';
 import { toSuppression } from '../suppressions/suppressions.schema.js';
+import { eraseFromSegmentConditions, eraseFromWebhookBodies, outboxFilesNaming, removeFiles } from './contacts.privacy.copies.js';
 import {
   campaignMessagesTo,
   clearAltEmails,
@@ -96,6 +98,9 @@ export const ERASURE_STEPS: ErasureStep[] = [
   deleteRowsOf('signup_pending'),
   // Its deliveries and their attempts go with each event (foreign keys).
   deleteRowsOf('webhook_events'),
+  // Copies inside other data: replaced by a marker that names no one.
+  eraseFromWebhookBodies,
+  eraseFromSegmentConditions,
   // The account's own staff address, when it is the one erased: it is mailed no more either.
   deleteRowsOf('notification_recipients'),
   (trx, t) => eraseMessageAddress(trx, t.userId, t.key, t.now),
@@ -113,15 +118,30 @@ export const ERASURE_STEPS: ErasureStep[] = [
 
 /**
  * Erases the address from the account's data in one transaction: every step of ERASURE_STEPS,
- * then the keyed hash that keeps the queue from mailing it again for the account. Not found when
- * no step found the address.
+ * then the keyed hash that keeps the queue from mailing it again for the account. The account's
+ * mail in the outbox folder that names the address is found first (file reads stay out of the
+ * transaction) and deleted after the commit. Not found when no step and no file held the address.
  */
 export async function eraseAddress(deps: AppDeps, userId: number, email: string): Promise<void> {
   const target: ErasureTarget = { deps, userId, key: keyOf(email), now: deps.clock.now() };
+  const files = await outboxFilesNaming(deps.database.db, deps.config.outboxDir, userId, target.key);
   await deps.database.db.transaction().execute(async (trx) => {
-    let held = 0;
+    let held = files.length;
     for (const step of ERASURE_STEPS) held += await step(trx, target);
     if (held === 0) throw new NotFound(Rnf);
     await insertErasedHash(trx, userId, erasureHash(deps.config.appSecret, target.key), target.now);
   });
+  await removeFiles(files);
+  await dropOldPages(deps.database);
+}
+
+/**
+ * SQLite: copies the WAL into the database file and empties it, so the old versions of the pages
+ * the erasure changed leave the WAL now rather than at some later checkpoint (`secure_delete` has
+ * already zeroed the freed space in the new versions). On SQLite the server is the one process of
+ * the database, so no other reader holds the WAL (a CLI command running meanwhile is waited for,
+ * up to the busy timeout). PostgreSQL keeps dead row versions until VACUUM (docs/privacy.md).
+ */
+async function dropOldPages(database: Database): Promise<void> {
+  if (database.engine === 'sqlite') await sql`pragma wal_checkpoint(TRUNCATE)`.execute(database.db);
 }
