@@ -7,15 +7,51 @@ export const PRIVATE_ADDRESS = 'The url must not point to a private address.';
 /** The failure of a URL whose host name does not resolve. */
 export const UNRESOLVED_HOST = 'The url host name does not resolve.';
 
+/** IPv4-compatible IPv6 (`::a.b.c.d`, deprecated): the IPv4 address in the last 32 bits. */
+const IPV4_COMPATIBLE = ipaddr.parseCIDR('::/96');
+/** NAT64's well-known prefix (`64:ff9b::a.b.c.d`): the IPv4 address in the last 32 bits. */
+const NAT64_WELL_KNOWN = ipaddr.parseCIDR('64:ff9b::/96');
+
 /**
- * Whether an address may receive webhooks: only ordinary public unicast. Loopback, private,
- * link-local, unique-local, unspecified, carrier-grade NAT, multicast, broadcast and every reserved
- * or special-purpose range are refused; an IPv4 address mapped into IPv6 (`::ffff:127.0.0.1`) is
- * judged as the IPv4 address it is.
+ * The IPv4 addresses an IPv6 address carries, which is where a packet to it ends up: the last 32
+ * bits of an IPv4-mapped (`::ffff:a.b.c.d`), IPv4-translated (`::ffff:0:a.b.c.d`),
+ * IPv4-compatible (`::a.b.c.d`) or NAT64 (`64:ff9b::a.b.c.d`) address, the 6to4 router of
+ * `2002:a.b.c.d::/48`, a Teredo address's server and (bits inverted) client. An empty list: it
+ * carries none. Null: a NAT64 prefix of local use (`64:ff9b:1::/48`), where the IPv4 address sits
+ * wherever the site's prefix length puts it, and the translator is the site's own.
+ */
+function carriedIPv4(ip: ipaddr.IPv6): ipaddr.IPv4[] | null {
+  const bytes = ip.toByteArray();
+  const at = (from: number, flip = 0) => new ipaddr.IPv4(bytes.slice(from, from + 4).map((b) => b ^ flip));
+  switch (ip.range()) {
+    case 'ipv4Mapped':
+    case 'rfc6145':
+      return [at(12)];
+    case 'rfc6052':
+      return ip.match(NAT64_WELL_KNOWN) ? [at(12)] : null;
+    case '6to4':
+      return [at(2)];
+    case 'teredo':
+      return [at(4), at(12, 0xff)];
+  }
+  return ip.match(IPV4_COMPATIBLE) ? [at(12)] : [];
+}
+
+/**
+ * Whether an address may receive webhooks: only ordinary public unicast, by ipaddr.js's ranges.
+ * Loopback, private, link-local, unique-local, unspecified, carrier-grade NAT, multicast,
+ * broadcast and every reserved or special-purpose range are refused. An IPv6 address that carries
+ * an IPv4 address (mapped, compatible, translated, NAT64, 6to4, Teredo: see carriedIPv4) is judged
+ * by the IPv4 addresses it carries, since that is where it leads: `::127.0.0.1` is loopback.
  */
 export function isPublicAddress(address: string): boolean {
   if (!ipaddr.isValid(address)) return false;
-  return ipaddr.process(address).range() === 'unicast';
+  const ip = ipaddr.parse(address);
+  if (ip.kind() === 'ipv4') return ip.range() === 'unicast';
+  const carried = carriedIPv4(ip as ipaddr.IPv6);
+  if (carried === null) return false;
+  if (carried.length > 0) return carried.every((v4) => v4.range() === 'unicast');
+  return ip.range() === 'unicast';
 }
 
 /** A URL's host name as the resolver takes it (`[::1]` → `::1`). */
