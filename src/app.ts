@@ -90,7 +90,7 @@ export async function buildApp(deps: AppInput): Promise<App> {
   registerAuth(app, deps.database, accountByPublicKey(deps.database));
   if (deps.config.rateLimitPerMinute > 0) {
     await app.register(rateLimit, {
-      hook: 'preHandler',
+      hook: 'preValidation',
       max: deps.config.rateLimitPerMinute,
       timeWindow: 60_000,
       enableDraftSpec: true,

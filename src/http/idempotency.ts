@@ -2,10 +2,26 @@ import * as crypto from 'node:crypto';
 import { createHash, type Hash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import type { Multipart } from '@fastify/multipart';
+import { Type, type TSchema } from '@sinclair/typebox';
 import { AppError, ValidationError } from './errors.js';
+import { FailedFields } from './schemas.js';
 import type { Database } from '../db/index.js';
 import type { Clock } from '../util/clock.js';
 import { isoMicros } from '../util/time.js';
+import { keyStore, type KeyStore } from './idempotency.store.js';
+
+export { KEY_IN_PROGRESS } from './idempotency.store.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * Members of the answer's `message` that hold a secret shown once (a signing secret): the
+     * answer kept for an `Idempotency-Key` has them as null, so no secret is stored with it and a
+     * replay never gives one (nor an old one, after a rotation).
+     */
+    secretFields?: readonly string[];
+  }
+}
 
 /** The request header that names a keyed POST's key, and the header every replayed answer carries. */
 export const IDEMPOTENCY_KEY = 'Idempotency-Key';
@@ -13,19 +29,28 @@ export const IDEMPOTENT_REPLAYED = 'Idempotent-Replayed';
 
 /** 1 to 255 visible ASCII characters (no space, no control character). */
 const KEY_FORMAT = /^[\x21-\x7e]{1,255}$/;
-/** How long an answer is kept (and replayed) after its key was first claimed. */
-export const KEEP_MS = 24 * 60 * 60 * 1000;
-/** A key still `running` this long after its claim belongs to a process that died: the next claim takes it over. */
-export const ABANDONED_MS = 10 * 60 * 1000;
-/** Every this many claims of a process, one bounded delete of expired and abandoned keys (no sweeper). */
-const SWEEP_EVERY = 100;
-const SWEEP_BATCH = 500;
 /** The answer headers kept and replayed with the body; the rest (length, encoding, limits) is the moment's. */
 const KEPT_HEADERS = ['content-type', 'content-disposition', 'location'];
 
 export const KEY_INVALID = 'The idempotency key format is invalid.';
 export const KEY_REUSED = 'Idempotency-Key reused with a different request';
-export const KEY_IN_PROGRESS = 'A request with this Idempotency-Key is still in progress.';
+
+/** The 422 of a key reused with another request: a text, as the 409 of a key in use. */
+const KeyReused = Type.Object(
+  { status: Type.Literal('failed'), errors: Type.Literal(KEY_REUSED) },
+  { description: `\`${IDEMPOTENCY_KEY}\` reused with another request (method, URL or body): \`${KEY_REUSED}\`; nothing done.` },
+);
+
+/**
+ * A keyed POST's 422 answers: the route's own (field errors: its fields, or a malformed key under
+ * the header's name) or the text of a reused key. Set on the route, as it serialises its answers.
+ */
+function keyed422(route: RouteOptions): void {
+  const response = route.schema?.response as Record<string, TSchema> | undefined;
+  if (!response) return;
+  const own = response['422'] ?? FailedFields;
+  route.schema = { ...route.schema, response: { ...response, 422: Type.Union([own, KeyReused], { description: own.description }) } };
+}
 
 /** What one keyed request carries from hook to hook. */
 interface Keyed {
@@ -38,16 +63,6 @@ interface Keyed {
   claimedAt: string | null;
 }
 
-/** A row found on the key when the claim met one. */
-interface KeptAnswer {
-  request_hash: string | null;
-  status: number | null;
-  headers: string | null;
-  body: string | null;
-}
-
-type ClaimResult = { claimed: true } | { claimed: false; done: KeptAnswer };
-
 const keyed = new WeakMap<FastifyRequest, Keyed>();
 
 /** SHA-256 of a text, base64url: Node's one-shot `crypto.hash` where there is one (20.12+), else a Hash. */
@@ -56,7 +71,7 @@ const sha256: (text: string) => string =
     ? (text) => (crypto as unknown as { hash: (a: string, d: string, e: string) => string }).hash('sha256', text, 'base64url')
     : (text) => createHash('sha256').update(text).digest('base64url');
 
-function addHook(route: RouteOptions, name: 'preValidation' | 'preHandler' | 'onSend', hook: unknown, first = false): void {
+function addHook(route: RouteOptions, name: 'preValidation' | 'onSend', hook: unknown, first = false): void {
   const r = route as unknown as Record<string, unknown>;
   const existing = r[name] === undefined ? [] : Array.isArray(r[name]) ? (r[name] as unknown[]) : [r[name]];
   r[name] = first ? [hook, ...existing] : [...existing, hook];
@@ -64,23 +79,25 @@ function addHook(route: RouteOptions, name: 'preValidation' | 'preHandler' | 'on
 
 /**
  * Idempotency keys on every keyed POST (see docs/idempotency.md). A request with
- * `Idempotency-Key` claims the key for its account with one insert before its handler runs; its
- * answer (status, body, content type) is stored in `onSend`, one update, and given again with
- * `Idempotent-Replayed: true` to the same request with the same key for 24 hours. The same key on
- * another request: 422; while the first still runs: 409; a 5xx answer is not kept (the key is
- * released). Requests without the header are untouched.
+ * `Idempotency-Key` claims the key for its account with one insert before its body is checked
+ * against the route's schema; its answer (status, body, content type; a 4xx too) is stored in
+ * `onSend`, one update, and given again with `Idempotent-Replayed: true` to the same request with
+ * the same key for 24 hours. The same key on another request: 422; while the first still runs:
+ * 409; a 5xx answer is not kept (the key is released). Requests without the header are untouched.
  *
  * The hooks are the route's own, added to each keyed POST route as it is declared (register before
- * the routes, after the rate limiter): they run after the account is known and the body is read,
- * after a rate-limited request was refused (which claims nothing), and `onSend` before compression.
+ * the routes, after the rate limiter): they run after the account is known, the body is read and
+ * a rate-limited request was refused (which claims nothing), before the schema's verdict (so a
+ * 422 of the schema is the kept answer too), and `onSend` before compression.
  */
 export function registerIdempotency(app: FastifyInstance, deps: { database: Database; clock: Clock }): void {
   const store = keyStore(deps.database, deps.clock);
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     if (!methods.includes('POST') || route.config?.public) return;
+    keyed422(route);
     addHook(route, 'preValidation', readKey);
-    addHook(route, 'preHandler', (request: FastifyRequest, reply: FastifyReply) => claimOrAnswer(store, request, reply));
+    addHook(route, 'preValidation', (request: FastifyRequest, reply: FastifyReply) => claimOrAnswer(store, request, reply));
     // First of the route's own onSend hooks: before compression turns the body into a stream.
     addHook(
       route,
@@ -148,7 +165,7 @@ async function drainParts(request: FastifyRequest): Promise<void> {
   for await (const part of request.parts()) if (part.type === 'file') part.file.resume();
 }
 
-/** preHandler: claims the key, or answers for it (a replay, 409 or 422) so the handler does not run. */
+/** preValidation: claims the key, or answers for it (a replay, 409 or 422) so the handler does not run. */
 async function claimOrAnswer(store: KeyStore, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
   const k = keyed.get(request);
   if (!k) return;
@@ -159,7 +176,8 @@ async function claimOrAnswer(store: KeyStore, request: FastifyRequest, reply: Fa
     return;
   }
   if (k.streamed) await drainParts(request);
-  if (fingerprintOf(k) !== result.done.request_hash) throw new ValidationError({ [IDEMPOTENCY_KEY]: [KEY_REUSED] });
+  // A text, like the 409: the header is well formed, it names another request.
+  if (fingerprintOf(k) !== result.done.request_hash) throw new AppError(422, KEY_REUSED);
   const headers = JSON.parse(result.done.headers ?? '{}') as Record<string, string>;
   return reply
     .code(result.done.status!)
@@ -169,9 +187,10 @@ async function claimOrAnswer(store: KeyStore, request: FastifyRequest, reply: Fa
 }
 
 /**
- * onSend: keeps the answer of a request that holds its key. Not kept, and the key released so a
- * retry runs again: a 5xx; an answer streamed as it is produced (a whole list: nothing changed);
- * a streamed upload its route did not read to the end (refused before anything was done).
+ * onSend: keeps the answer of a request that holds its key, without the route's secrets. Not
+ * kept, and the key released so a retry runs again: a 5xx; an answer streamed as it is produced (a
+ * whole list: nothing changed); a streamed upload its route did not read to the end (refused
+ * before anything was done); an answer whose secrets cannot be taken out (not JSON).
  */
 async function keepAnswer(store: KeyStore, request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
   const k = keyed.get(request);
@@ -180,7 +199,8 @@ async function keepAnswer(store: KeyStore, request: FastifyRequest, reply: Fasti
   k.claimedAt = null;
   const fingerprint = fingerprintOf(k);
   const status = reply.statusCode;
-  const body = payload === undefined || payload === null ? '' : typeof payload === 'string' ? payload : null;
+  const sent = payload === undefined || payload === null ? '' : typeof payload === 'string' ? payload : null;
+  const body = sent === null ? null : withoutSecrets(sent, request.routeOptions.config.secretFields);
   try {
     if (status >= 500 || body === null || fingerprint === null) await store.release(request.userId, k.key, claimedAt);
     else {
@@ -198,93 +218,18 @@ async function keepAnswer(store: KeyStore, request: FastifyRequest, reply: Fasti
   return payload;
 }
 
-type KeyStore = ReturnType<typeof keyStore>;
-
-/** The `idempotency_keys` queries, every one scoped by account. */
-function keyStore(database: Database, clock: Clock) {
-  const { db } = database;
-  let claims = 0;
-  const later = (iso: string, ms: number) => isoMicros(new Date(new Date(iso).getTime() + ms));
-  /**
-   * Deletes the keys past their `expires_at` among the oldest rows (of any account): rows are
-   * claimed in time order, so the expired ones gather at the lowest ids, and the look is bounded
-   * (no index on `expires_at` to keep up at every write).
-   */
-  async function sweep(now: string): Promise<void> {
-    const oldest = db.selectFrom('idempotency_keys').select(['id', 'expires_at']).orderBy('id').limit(SWEEP_BATCH).as('oldest');
-    const expired = db.selectFrom(oldest).select('oldest.id').where('oldest.expires_at', '<=', now);
-    await db.deleteFrom('idempotency_keys').where('id', 'in', expired).execute();
+/** The body with each of `fields` of its `message` set to null; null when it is no JSON envelope. */
+function withoutSecrets(body: string, fields: readonly string[] | undefined): string | null {
+  if (!fields?.length) return body;
+  let parsed: { message?: unknown };
+  try {
+    parsed = JSON.parse(body) as { message?: unknown };
+  } catch {
+    return null;
   }
-
-  /**
-   * Claims `key` for the account with one insert (the unique (user_id, key) constraint decides
-   * between concurrent claims, across processes). A key already there is taken over when past
-   * its `expires_at` (a conditional update: one of several takers wins); a running one is a 409;
-   * a done one comes back to be replayed or refused.
-   */
-  async function claim(userId: number, key: string, fingerprint: string | null, now: string): Promise<ClaimResult> {
-    if (++claims % SWEEP_EVERY === 0) await sweep(now);
-    const expires = later(now, ABANDONED_MS);
-    for (let attempt = 0; attempt < 3; attempt++) {
-      const inserted = await db
-        .insertInto('idempotency_keys')
-        .values({ user_id: userId, key, request_hash: fingerprint, state: 'running', created_at: now, expires_at: expires })
-        .onConflict((oc) => oc.columns(['user_id', 'key']).doNothing())
-        .returning('id')
-        .executeTakeFirst();
-      if (inserted) return { claimed: true };
-      const row = await db
-        .selectFrom('idempotency_keys')
-        .select(['id', 'state', 'request_hash', 'status', 'headers', 'body', 'expires_at'])
-        .where('user_id', '=', userId)
-        .where('key', '=', key)
-        .executeTakeFirst();
-      if (!row) continue; // deleted meanwhile (released or swept): claim again
-      if (row.expires_at > now) {
-        if (row.state === 'running') throw new AppError(409, KEY_IN_PROGRESS, { 'retry-after': '1' });
-        return { claimed: false, done: row };
-      }
-      const taken = await db
-        .updateTable('idempotency_keys')
-        .set({ request_hash: fingerprint, state: 'running', status: null, headers: null, body: null, created_at: now, expires_at: expires })
-        .where('id', '=', row.id)
-        .where('expires_at', '=', row.expires_at)
-        .executeTakeFirst();
-      if (Number(taken.numUpdatedRows) === 1) return { claimed: true };
-    }
-    // Lost every race for the key: another request holds it now.
-    throw new AppError(409, KEY_IN_PROGRESS, { 'retry-after': '1' });
-  }
-
-  /** Stores the answer of the claim made at `claimedAt` (if it still holds the key). */
-  async function finish(
-    userId: number,
-    key: string,
-    claimedAt: string,
-    answer: { request_hash: string; status: number; headers: string; body: string },
-  ): Promise<void> {
-    const { request_hash: hash, status, headers, body } = answer;
-    const expires = later(claimedAt, KEEP_MS);
-    await db
-      .updateTable('idempotency_keys')
-      .set({ request_hash: hash, status, headers, body, state: 'done', expires_at: expires })
-      .where('user_id', '=', userId)
-      .where('key', '=', key)
-      .where('created_at', '=', claimedAt)
-      .where('state', '=', 'running')
-      .execute();
-  }
-
-  /** Gives up the claim made at `claimedAt`: the next request with the key runs. */
-  async function release(userId: number, key: string, claimedAt: string): Promise<void> {
-    await db
-      .deleteFrom('idempotency_keys')
-      .where('user_id', '=', userId)
-      .where('key', '=', key)
-      .where('created_at', '=', claimedAt)
-      .where('state', '=', 'running')
-      .execute();
-  }
-
-  return { clock, claim, finish, release };
+  if (parsed === null || typeof parsed !== 'object') return null;
+  const message = parsed.message;
+  if (message === null || typeof message !== 'object') return body; // a failure, or a text: no secret in it
+  for (const field of fields) if (field in message) (message as Record<string, unknown>)[field] = null;
+  return JSON.stringify(parsed);
 }

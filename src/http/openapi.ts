@@ -115,7 +115,8 @@ const IDEMPOTENCY_HEADERS = {
       description:
         'On POST: makes a retry safe. The first answer to this key (1–255 visible ASCII characters, unique per ' +
         'account) is kept 24 hours and given again, with `Idempotent-Replayed: true`, to the same request (method, ' +
-        'URL and body) with the same key; nothing is done a second time. 5xx answers are not kept.',
+        'URL and body) with the same key; nothing is done a second time. 4xx answers are kept; 5xx answers are not. ' +
+        'A secret in the answer (a webhook signing secret) is not kept: a replay has it as null.',
     },
   },
 };
@@ -130,30 +131,49 @@ const REPLAYED = {
 
 /**
  * Adds to a keyed POST's document what `Idempotency-Key` brings: the header, the replay header on
- * the answers that can be kept, the 409 of a key in use and the 422 of a malformed or reused one.
+ * the answers that can be kept, the 409 of a key in use and the 422 of a malformed or reused one,
+ * and, for a route whose answer holds a secret, that a replay has it as null.
  * Copies, never changes, the route's own schemas (they serialise its answers).
  */
-function documentIdempotency(s: Record<string, unknown>): void {
+function documentIdempotency(s: Record<string, unknown>, secretFields: readonly string[] = []): void {
   const headers = s.headers as { properties?: object } | undefined;
   s.headers = headers ? { ...headers, properties: { ...headers.properties, ...IDEMPOTENCY_HEADERS.properties } } : IDEMPOTENCY_HEADERS;
   const responses = s.response as Record<string, Record<string, unknown>> | undefined;
   if (!responses) return;
   const out: Record<string, Record<string, unknown>> = {};
   for (const [code, schema] of Object.entries(responses)) {
-    const kept = Number(code) < 500 && !['401', '413', '415', '429'].includes(code);
+    const kept = Number(code) < 500 && !['400', '401', '413', '415', '429'].includes(code);
     out[code] = kept ? { ...schema, headers: { ...(schema.headers as object), ...REPLAYED } } : schema;
   }
+  if (secretFields.length > 0 && out['200']) out['200'] = withNullSecrets(out['200'], secretFields);
   const inUse = `Or, with \`${IDEMPOTENCY_KEY}\`: \`${KEY_IN_PROGRESS}\``;
   out['409'] = out['409']
     ? { ...out['409'], description: `${String(out['409'].description ?? '')} ${inUse}` }
     : { ...FailedText, description: `${IDEMPOTENCY_KEY} in use: \`${KEY_IN_PROGRESS}\`` };
   const badKey =
-    `\`${IDEMPOTENCY_KEY}\` malformed (\`${KEY_INVALID}\`) or reused with another request ` +
-    `(\`${KEY_REUSED}\`), keyed by the header's name.`;
+    `\`${IDEMPOTENCY_KEY}\` malformed (\`${KEY_INVALID}\`, keyed by the header's name) or reused with another ` +
+    `request (the text \`${KEY_REUSED}\`).`;
   out['422'] = out['422']
     ? { ...out['422'], description: `${String(out['422'].description ?? '')} Or: ${badKey}` }
     : { ...FailedFields, description: badKey };
   s.response = out;
+}
+
+/**
+ * A success schema whose `message` members `fields` may also be null: a secret, shown once, is
+ * null in an answer given again for an `Idempotency-Key` (it is never kept).
+ */
+function withNullSecrets(schema: Record<string, unknown>, fields: readonly string[]): Record<string, unknown> {
+  type Obj = { properties?: Record<string, Record<string, unknown>>; description?: string };
+  const message = (schema as Obj).properties?.message as Obj | undefined;
+  if (!message?.properties) return schema;
+  const properties = { ...message.properties };
+  const note = `Null when the answer is given again for an \`${IDEMPOTENCY_KEY}\` (\`${IDEMPOTENT_REPLAYED}: true\`): a secret is shown once and never kept.`;
+  for (const f of fields) {
+    if (properties[f])
+      properties[f] = { anyOf: [properties[f], { type: 'null' }], description: `${String(properties[f].description ?? '')} ${note}` };
+  }
+  return { ...schema, properties: { ...(schema as Obj).properties, message: { ...message, properties } } };
 }
 
 /**
@@ -168,7 +188,8 @@ function documentRoute({ schema, url, route }: { schema: RouteOptions['schema'];
     s.consumes ??= ['multipart/form-data'];
   } else if (s.body && !s.consumes) s.consumes = FORM_TYPES;
   if (route.config?.public) s.security = [];
-  else if ((Array.isArray(route.method) ? route.method : [route.method]).includes('POST')) documentIdempotency(s);
+  else if ((Array.isArray(route.method) ? route.method : [route.method]).includes('POST'))
+    documentIdempotency(s, route.config?.secretFields);
   if (!s.tags) {
     const tag = tagOf(url);
     if (tag) s.tags = [tag];

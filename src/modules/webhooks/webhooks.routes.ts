@@ -40,7 +40,8 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/webhooks/endpoints/create',
     {
       schema: { summary: 'Create a webhook endpoint', body: CreateEndpointBody, response: responses(EndpointCreated, 422) },
-      config: { deferValidation: true },
+      // The secret is shown once: an answer kept for an Idempotency-Key has it as null.
+      config: { deferValidation: true, secretFields: ['secret'] },
     },
     async (req) => ok(await createEndpoint(deps, req.userId, req.body, schemaErrors(req))),
   );
@@ -68,7 +69,10 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post(
     '/webhooks/endpoints/rotate-secret',
-    { schema: { summary: "Rotate a webhook endpoint's secret", body: EndpointIdBody, response: responses(SecretRotated, 404, 422) } },
+    {
+      schema: { summary: "Rotate a webhook endpoint's secret", body: EndpointIdBody, response: responses(SecretRotated, 404, 422) },
+      config: { secretFields: ['secret'] },
+    },
     async (req) => ok({ secret: await rotateSecret(deps, req.userId, req.body.id) }),
   );
 
