@@ -174,6 +174,30 @@ describe('the reference page at /docs', () => {
     assert.doesNotMatch(code, /https?:\/\//, 'the initializer loads nothing from elsewhere');
     assert.match(code, /validatorUrl: null/);
   });
+
+  it('sends a Content-Security-Policy and the other security headers on the page, its assets and its document', async () => {
+    for (const path of ['/docs', '/docs/', '/docs/static/swagger-ui-bundle.js', '/docs/static/swagger-ui.css', '/docs/json']) {
+      const r = await t.anon.get(path);
+      assert.equal(r.status, 200, path);
+      const csp = String(r.headers['content-security-policy']);
+      const directives = new Map(csp.split(/;\s*/).map((d) => [d.split(' ')[0], d.split(' ').slice(1).join(' ')]));
+      assert.equal(directives.get('default-src'), "'none'", `${path}: ${csp}`);
+      assert.equal(directives.get('script-src'), "'self'", `${path}: no inline script, no eval, no other origin`);
+      // Its files, and the one style element of Swagger UI's logo by its hash: no 'unsafe-inline'.
+      assert.match(directives.get('style-src')!, /^'self' 'sha256-[A-Za-z0-9+/]+=*'$/, path);
+      assert.equal(directives.get('connect-src'), "'self'", path);
+      assert.equal(directives.get('frame-ancestors'), "'none'", path);
+      assert.equal(r.headers['x-frame-options'], 'DENY', path);
+      assert.equal(r.headers['x-content-type-options'], 'nosniff', path);
+      assert.equal(r.headers['referrer-policy'], 'no-referrer', path);
+    }
+  });
+
+  it('has no inline script or style for the policy to block', async () => {
+    const page = await t.anon.get('/docs');
+    assert.doesNotMatch(page.text, /<script(?![^>]*\ssrc=)[^>]*>/, 'every script element loads a file');
+    assert.doesNotMatch(page.text, /<style|\sstyle=|\son[a-z]+=/i, 'no style element, style attribute or event handler');
+  });
 });
 
 describe('the response check of the test helpers', () => {
