@@ -6,7 +6,7 @@ import type { AppDeps, AppInput } from './deps.js';
 import { systemClock } from './util/clock.js';
 import { trustProxyOption } from './config.js';
 import { createTransport } from './delivery/transports.js';
-import { parseForm, registerBodyParsing } from './http/body.js';
+import { parseQuery, registerBodyParsing } from './http/body.js';
 import { answerClientError, answerFrameworkError, registerErrorHandling } from './http/error-handler.js';
 import { registerAuth } from './http/auth.js';
 import { registerIdempotency } from './http/idempotency.js';
@@ -74,7 +74,7 @@ export async function buildApp(deps: AppInput): Promise<App> {
     trustProxy: trustProxyOption(deps.config.trustProxy),
     frameworkErrors: answerFrameworkError,
     clientErrorHandler: answerClientError,
-    routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, querystringParser: (s: string) => parseForm(s) },
+    routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, querystringParser: (s: string) => parseQuery(s) },
     ajv: { customOptions: { allErrors: true, coerceTypes: 'array', removeAdditional: true, useDefaults: true }, plugins: [finiteNumbers] },
   }).withTypeProvider<TypeBoxTypeProvider>();
   const transport = deps.transport ?? createTransport(deps.config);

@@ -4,28 +4,53 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import formbody from '@fastify/formbody';
 import multipart from '@fastify/multipart';
 import fastQuerystring from 'fast-querystring';
-import qs from 'qs';
 import { AppError } from './errors.js';
+import { MAX_FIELDS, parseBracketed, piecesOf, TOO_MANY_FIELDS } from './form-fields.js';
 
 /** The largest urlencoded, JSON or multipart body; on the CSV upload, room for the fields beside the file. */
 export const FORM_LIMIT = 10 * 1024 * 1024;
 
+/**
+ * The largest body of a public route (no key): a sign-up form, a confirmation or preferences
+ * post holds a few fields, a few KB. Routes that take more say so with their own `bodyLimit`.
+ */
+export const PUBLIC_BODY_LIMIT = 64 * 1024;
+
+/** The largest relay webhook body: SendGrid posts batches of up to 768 KB, SNS messages are at most 256 KB. */
+export const RELAY_BODY_LIMIT = 5 * 1024 * 1024;
+
 const TOO_LARGE = 'The request body is too large.';
 
-// `plainObjects`: parsed objects have no prototype, so `toString` or `constructor` are ordinary
-// names and never read as Object's members; qs drops `__proto__` names.
-const QS_OPTIONS: qs.IParseOptions = { arrayLimit: 100_000, parameterLimit: 200_000, depth: 5, plainObjects: true };
-
 /**
- * Parses a urlencoded body or query string: `strIds[0]` → array, `custom_field[age]` → object.
+ * Parses a urlencoded body or query string: `strIds[0]` → array, `custom_field[age]` → object,
+ * in time linear in its length; more than MAX_FIELDS fields is a 413 (see form-fields.ts).
  * Flat strings (`?contact_id=5`, most queries) go to fast-querystring, Fastify's own parser; it
  * reads them as Node's querystring does, except that a value with a malformed escape (`%zz`,
- * `%FF`) is kept as sent, as qs keeps it, instead of being turned into U+FFFD.
+ * `%FF`) is kept as sent, as the bracketed reading keeps it, instead of being turned into U+FFFD.
  * Every object returned has no prototype.
  */
-export function parseForm(input: string | Record<string, unknown>): Record<string, unknown> {
-  if (typeof input === 'string' && !/\[|%5B/i.test(input)) return fastQuerystring.parse(input) as Record<string, unknown>;
-  return qs.parse(input as string, QS_OPTIONS) as Record<string, unknown>;
+export function parseForm(input: string | Record<string, string | string[]>): Record<string, unknown> {
+  if (typeof input === 'string' && !/\[|%5B/i.test(input)) {
+    piecesOf(input);
+    return fastQuerystring.parse(input) as Record<string, unknown>;
+  }
+  return parseBracketed(input);
+}
+
+/** Marks a query string with too many fields; the preValidation hook answers it with the 413. */
+const TOO_MANY_IN_QUERY = Symbol('too many fields');
+
+/**
+ * Parses a query string as `parseForm` does, but never throws: Fastify parses the query while
+ * routing, where an exception would escape the request handler. A query with too many fields
+ * (possible only when Node's header limit is raised) reads as marked, and is refused before validation.
+ */
+export function parseQuery(input: string): Record<string, unknown> {
+  try {
+    return parseForm(input);
+  } catch {
+    return { [TOO_MANY_IN_QUERY]: true };
+  }
 }
 
 /** A string without NUL characters: PostgreSQL cannot store them in text (nor read them as JSON). */
@@ -71,6 +96,7 @@ export function normalizeInput(value: unknown, keepEmptyMembers = false, depth =
 /** Reads the fields of a multipart body (files are drained and ignored) into a parsed form. */
 async function multipartFields(request: FastifyRequest): Promise<Record<string, unknown>> {
   const flat: Record<string, string | string[]> = Object.create(null);
+  const limit = request.routeOptions.bodyLimit;
   let total = 0;
   for await (const part of request.parts()) {
     total += part.fieldname.length;
@@ -78,13 +104,13 @@ async function multipartFields(request: FastifyRequest): Promise<Record<string, 
       // A file the route does not take is dropped, but its bytes count against the body limit.
       for await (const chunk of part.file) {
         total += (chunk as Buffer).length;
-        if (total > FORM_LIMIT) throw new AppError(413, TOO_LARGE);
+        if (total > limit) throw new AppError(413, TOO_LARGE);
       }
       continue;
     }
-    // Busboy cuts an over-long field silently; the fields together obey the 10 MB body limit too.
+    // Busboy cuts an over-long field silently; the fields together obey the route's body limit too.
     total += Buffer.byteLength(String(part.value ?? ''));
-    if (part.valueTruncated || part.fieldnameTruncated || total > FORM_LIMIT) throw new AppError(413, TOO_LARGE);
+    if (part.valueTruncated || part.fieldnameTruncated || total > limit) throw new AppError(413, TOO_LARGE);
     const value = String(part.value ?? '');
     const prev = flat[part.fieldname];
     flat[part.fieldname] = prev === undefined ? value : ([] as string[]).concat(prev, value);
@@ -131,7 +157,9 @@ function bodyPending(raw: IncomingMessage): boolean {
 }
 
 /**
- * Answers an oversized body before reading it: a `Content-Length` over the route's limit is a 413
+ * Answers an oversized body before reading it. A public route (`config.public`) takes at most
+ * PUBLIC_BODY_LIMIT unless it sets its own `bodyLimit`; the route's limit also cuts a body
+ * streamed without a length, in Fastify's reader. A `Content-Length` over the route's limit is a 413
  * at once, and a client that asked `Expect: 100-continue` gets the 413 instead of the go-ahead
  * (the go-ahead only once the key check and this one passed). A body that turns out too large
  * while streaming is cut by its parser. Either way the answer leaves with `Connection: close` and
@@ -144,8 +172,13 @@ function registerBodyLimits(app: FastifyInstance, maxFileBytes: number): void {
     awaitingContinue.add(req);
     app.server.emit('request', req, res);
   });
+  // Anyone may post to a public route: a small limit there, unless the route asks for more.
+  app.addHook('onRoute', (route) => {
+    if (route.config?.public && route.bodyLimit === undefined) route.bodyLimit = PUBLIC_BODY_LIMIT;
+  });
   app.addHook('preParsing', (request, reply, payload, done) => {
-    const limit = request.routeOptions.config.rawMultipart ? maxFileBytes + FORM_LIMIT : FORM_LIMIT;
+    const fields = request.routeOptions.bodyLimit;
+    const limit = request.routeOptions.config.rawMultipart ? maxFileBytes + fields : fields;
     if (Number(request.headers['content-length']) > limit) return done(new AppError(413, TOO_LARGE));
     if (awaitingContinue.delete(request.raw)) reply.raw.writeContinue();
     done(null, payload);
@@ -164,7 +197,7 @@ export async function registerBodyParsing(app: FastifyInstance, opts: { maxFileB
   registerBodyLimits(app, opts.maxFileBytes);
   await app.register(formbody, { parser: (s: string) => parseForm(s), bodyLimit: FORM_LIMIT });
   await app.register(multipart, {
-    limits: { fileSize: opts.maxFileBytes, files: 1, fields: 10_000, fieldSize: FORM_LIMIT, parts: 10_001 },
+    limits: { fileSize: opts.maxFileBytes, files: 1, fields: MAX_FIELDS, fieldSize: FORM_LIMIT, parts: MAX_FIELDS + 1 },
   });
   // Clients that send `Content-Type: application/json` on every request, DELETE included, send
   // empty bodies too: that is "no fields", not malformed JSON.
@@ -185,6 +218,7 @@ export async function registerBodyParsing(app: FastifyInstance, opts: { maxFileB
         request.body = {};
       } else request.body = body;
     }
+    if ((request.query as Record<symbol, unknown>)?.[TOO_MANY_IN_QUERY]) throw new AppError(413, TOO_MANY_FIELDS);
     request.query = normalizeInput(request.query) ?? {};
   });
 }

@@ -2,6 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ok } from '../http/envelope.js';
+import { FORM_LIMIT } from '../http/body.js';
 import { AppError } from '../http/errors.js';
 import { FailedText, Nullable, Success } from '../http/schemas.js';
 import { takeInMail } from './inbound.service.js';
@@ -74,6 +75,8 @@ export const inboundRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema,
       config: { public: true },
+      // A bounce may quote the whole message it returns: as much as the SMTP listener takes.
+      bodyLimit: FORM_LIMIT,
       onRequest: async (req) => {
         if (!tokenMatches(deps.config.inboundToken, (req.params as { token: string }).token ?? '')) throw new AppError(404, NOT_FOUND);
       },

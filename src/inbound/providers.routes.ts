@@ -4,7 +4,7 @@ import type { FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 import { ok } from '../http/envelope.js';
 import { AppError } from '../http/errors.js';
-import { FORM_LIMIT } from '../http/body.js';
+import { RELAY_BODY_LIMIT } from '../http/body.js';
 import { Success } from '../http/schemas.js';
 import { takeInEvent, type InboundEvent } from './intake.js';
 import { BadSignature, parseJsonBody } from './relay-input.js';
@@ -41,7 +41,7 @@ const RESPONSES: Record<number, TSchema> = {
   400: failure('The body is not JSON, or not the shape the provider sends; nothing was taken in.'),
   401: failure('The signature or password does not verify; nothing was taken in.'),
   404: failure('`Route not found`: the webhook is not configured on this installation.'),
-  413: failure('The request body is over 10 MB.'),
+  413: failure('The request body is over 5 MB.'),
   500: failure('Unexpected failure (the database away): the provider retries, and events already taken in count once.'),
 };
 
@@ -72,7 +72,7 @@ export const providerRoutes: FastifyPluginAsyncTypebox<{ fetchText?: FetchText }
   const config = app.deps.config;
   // Only these routes: every body is kept as sent, whatever its content type (SNS posts JSON as text/plain).
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: FORM_LIMIT }, (req, body, done) => {
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: RELAY_BODY_LIMIT }, (req, body, done) => {
     bodies.set(req, body as Buffer);
     done(null, undefined);
   });
@@ -104,6 +104,7 @@ export const providerRoutes: FastifyPluginAsyncTypebox<{ fetchText?: FetchText }
           }),
         },
       ),
+      bodyLimit: RELAY_BODY_LIMIT,
       config: { public: true, documentedBody: JsonPayload('A JSON array of SendGrid events, as SendGrid posts it.') },
       onRequest: openWhen((c) => c.sendgridWebhookPublicKey !== null),
     },
@@ -125,6 +126,7 @@ export const providerRoutes: FastifyPluginAsyncTypebox<{ fetchText?: FetchText }
           'with `MAILGUN_WEBHOOK_SIGNING_KEY`. Permanent failures are bounces, temporary ones (Mailgun retries) are ignored; matched by ' +
           '`message.headers.message-id`. Answers 404 until the key is set.',
       ),
+      bodyLimit: RELAY_BODY_LIMIT,
       config: { public: true, documentedBody: JsonPayload('`{"signature": {…}, "event-data": {…}}`, as Mailgun posts it.') },
       onRequest: openWhen((c) => c.mailgunWebhookSigningKey !== null),
     },
@@ -144,6 +146,7 @@ export const providerRoutes: FastifyPluginAsyncTypebox<{ fetchText?: FetchText }
           'webhook URL. Matched by `Metadata.message_ref` (our VERP token) or the original `Message-ID` in `Content`. ' +
           'Answers 404 until the credentials are set.',
       ),
+      bodyLimit: RELAY_BODY_LIMIT,
       config: { public: true, documentedBody: JsonPayload('One Postmark webhook record (`RecordType` `Bounce` or `SpamComplaint`).') },
       onRequest: openWhen((c) => c.postmarkWebhookAuth !== null),
     },
@@ -170,6 +173,7 @@ export const providerRoutes: FastifyPluginAsyncTypebox<{ fetchText?: FetchText }
           response: { ...RESPONSES, 503: failure('The SNS signing certificate could not be fetched; SNS retries.') },
         },
       ),
+      bodyLimit: RELAY_BODY_LIMIT,
       config: {
         public: true,
         documentedBody: JsonPayload('One SNS message (`Notification`, `SubscriptionConfirmation`, …), as SNS posts it.'),
