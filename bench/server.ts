@@ -4,8 +4,9 @@
  * the baseline the API figures are compared with, `GET /bench/one-query` (one indexed lookup),
  * `GET /bench/one-write` (one single-row UPDATE committed) and
  * `GET /bench/contacts-page-no-total` (a contact list page without its total). With BENCH_WORKER=1
- * it also runs the mail queue worker in the process, as `npm start` does (transport from SMTP_URL),
- * and prints `BENCH_WORKER {"inFlightWindow":…}`; with BENCH_WEBHOOKS=1 the webhook worker. Keeping this here leaves src/ free of bench hooks.
+ * it also runs the job runner's scheduler and mail lanes in the process, as `npm start` does
+ * (transport from SMTP_URL), and prints `BENCH_WORKER {"inFlightWindow":…}`; with BENCH_WEBHOOKS=1
+ * the webhook lane. Keeping this here leaves src/ free of bench hooks.
  * Prints `BENCH_READY <url>` on stdout once it listens (PORT=0 picks a free port).
  */
 import { buildApp } from '../src/app.js';
@@ -16,9 +17,7 @@ import { createTransport } from '../src/delivery/transports.js';
 import { sendList } from '../src/http/list.js';
 import { ListContactsQuery } from '../src/modules/contacts/contacts.schema.js';
 import { listContacts } from '../src/modules/contacts/contacts.service.js';
-import { MAIL_KINDS } from '../src/mail-kinds.js';
-import { startWorker } from '../src/queue/worker.js';
-import { startWebhookWorker } from '../src/modules/webhooks/webhooks.worker.js';
+import { startJobs, type LaneName } from '../src/lanes.js';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -57,13 +56,16 @@ async function main(): Promise<void> {
     );
   }
   const url = await app.listen({ port: config.port, host: config.host });
-  const worker = process.env.BENCH_WORKER === '1' ? startWorker(app.deps, MAIL_KINDS) : null;
-  const webhooks = process.env.BENCH_WEBHOOKS === '1' ? startWebhookWorker(app.deps) : null;
-  if (worker) console.log(`BENCH_WORKER ${JSON.stringify({ inFlightWindow: worker.inFlightWindow })}`);
+  const lanes: LaneName[] = [
+    ...(process.env.BENCH_WORKER === '1' ? (['scheduler', 'mail'] as const) : []),
+    ...(process.env.BENCH_WEBHOOKS === '1' ? (['webhooks'] as const) : []),
+  ];
+  const jobs = lanes.length > 0 ? startJobs(app.deps, { lanes }) : null;
+  if (jobs && lanes.includes('mail')) console.log(`BENCH_WORKER ${JSON.stringify({ inFlightWindow: jobs.inFlightWindow })}`);
   console.log(`BENCH_READY ${url}`);
 
   const shutdown = async () => {
-    await Promise.all([app.close(), worker?.stop(), webhooks?.stop()]);
+    await Promise.all([app.close(), jobs?.stop()]);
     await transport.close();
     await database.close();
     process.exit(0);

@@ -1,7 +1,7 @@
 /**
  * Every kind of mail the queue carries, listed once. A kind is one module that declares what the
- * queue needs of it (render, where its statistics are counted, its work around each claim, its
- * share of the queue on /metrics); the queue itself names no kind. A new kind of mail is a
+ * queue needs of it (render, where its statistics are counted, its share of the queue on
+ * /metrics); the queue itself names no kind. A new kind of mail is a
  * `MailKind` exported by the module that queues it, added to this list.
  */
 import { automationKind } from './modules/automations/automations.engine.js';

@@ -4,9 +4,7 @@ import { migrateToLatest } from './db/migrate.js';
 import { buildApp } from './app.js';
 import { bootstrapAccount } from './modules/accounts/accounts.service.js';
 import { createTransport } from './delivery/transports.js';
-import { MAIL_KINDS } from './mail-kinds.js';
-import { startWorker } from './queue/worker.js';
-import { startWebhookWorker } from './modules/webhooks/webhooks.worker.js';
+import { startJobs } from './lanes.js';
 import { startInboundSmtp } from './inbound/smtp-listener.js';
 import { runEntry, StartError, stopOnSignals } from './ops/process.js';
 
@@ -26,9 +24,10 @@ function listenProblem(err: unknown, config: Config): string | null {
 }
 
 /**
- * Process entry: config → db → migrate → http, and a mail queue worker and a webhook worker in the
- * same process (on SQLite the only ones; on PostgreSQL ones among any `npm run worker`), and the inbound SMTP listener
- * for bounces when `INBOUND_SMTP_PORT` is set; graceful shutdown on SIGINT/SIGTERM.
+ * Process entry: config → db → migrate → http, and the job runner (scheduler, mail and webhook
+ * lanes) in the same process (on SQLite the only one; on PostgreSQL one among any `npm run
+ * worker`), and the inbound SMTP listener for bounces when `INBOUND_SMTP_PORT` is set; graceful
+ * shutdown on SIGINT/SIGTERM.
  */
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -53,21 +52,20 @@ async function main(): Promise<void> {
     () => app.log.info({ transport: config.smtpUrl ? 'smtp' : 'outbox' }, 'mail transport ready'),
     (err) => app.log.warn({ err }, 'mail transport check failed'),
   );
-  const worker = startWorker(app.deps, MAIL_KINDS);
-  const webhooks = startWebhookWorker(app.deps);
+  const jobs = startJobs(app.deps);
   let inbound: Awaited<ReturnType<typeof startInboundSmtp>> | null = null;
   if (config.inboundSmtpPort !== null) {
     try {
       inbound = await startInboundSmtp(app.deps);
     } catch (err) {
-      await Promise.all([app.close(), worker.stop(), webhooks.stop()]);
+      await Promise.all([app.close(), jobs.stop()]);
       throw new StartError(`Cannot listen for bounces on port ${config.inboundSmtpPort} (INBOUND_SMTP_PORT): ${(err as Error).message}`);
     }
   }
 
   stopOnSignals(app.log, async () => {
-    // The worker finishes or releases the messages it holds while the server stops taking requests.
-    await Promise.all([app.close(), worker.stop(), webhooks.stop(), inbound?.close()]);
+    // The runner finishes or releases the messages it holds while the server stops taking requests.
+    await Promise.all([app.close(), jobs.stop(), inbound?.close()]);
     await transport.close();
     await database.close();
   });

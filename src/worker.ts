@@ -5,15 +5,13 @@ import { migrateToLatest } from './db/migrate.js';
 import { createTransport } from './delivery/transports.js';
 import { createMetricsRegistry } from './ops/metrics.js';
 import { systemClock } from './util/clock.js';
-import { MAIL_KINDS } from './mail-kinds.js';
-import { startWorker } from './queue/worker.js';
-import { startWebhookWorker } from './modules/webhooks/webhooks.worker.js';
+import { startJobs } from './lanes.js';
 import { runEntry, StartError, stopOnSignals } from './ops/process.js';
 
 /**
- * Process entry of `npm run worker`: a mail queue worker and a webhook worker, beside the servers and other
- * workers on the same PostgreSQL database (they share the queue with no coordinator). SQLite
- * has one worker, inside the server (`npm start`), so this refuses to run on it.
+ * Process entry of `npm run worker`: the job runner (scheduler, mail and webhook lanes), beside the
+ * servers and other workers on the same PostgreSQL database (they share the queue with no
+ * coordinator). SQLite has one runner, inside the server (`npm start`), so this refuses to run on it.
  */
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -28,11 +26,10 @@ async function main(): Promise<void> {
   // A Fastify instance only for its logger: the same log lines as the server's.
   const log = Fastify({ logger: { level: config.logLevel } }).log;
   const deps = { config, database, transport, log, metrics: createMetricsRegistry(), clock: systemClock };
-  const worker = startWorker(deps, MAIL_KINDS);
-  const webhooks = startWebhookWorker(deps);
+  const jobs = startJobs(deps);
 
   stopOnSignals(log, async () => {
-    await Promise.all([worker.stop(), webhooks.stop()]);
+    await jobs.stop();
     await transport.close();
     await database.close();
   });

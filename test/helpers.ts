@@ -14,7 +14,8 @@ import { createAccount, type IssuedKeys } from '../src/modules/accounts/accounts
 import type { Transport } from '../src/delivery/transport.js';
 import { createTransport } from '../src/delivery/transports.js';
 import { SmtpSink } from './support/smtp-sink.js';
-import { startWorker, type WorkerOptions } from '../src/queue/worker.js';
+import { startJobs, type JobsOptions } from '../src/lanes.js';
+import type { MailLaneOptions } from '../src/jobs/mail.lane.js';
 import { MAIL_KINDS } from '../src/mail-kinds.js';
 import type { MailKinds, Renderer } from '../src/queue/queue.types.js';
 import type { Clock } from '../src/util/clock.js';
@@ -234,13 +235,17 @@ export function kindsRendering(name: string, render: Renderer, kinds: MailKinds 
 }
 
 /**
- * Runs the mail queue of the test's app until nothing is due: a worker on the app's dependencies
- * (its clock, transport and database) ticks until a tick claims nothing, then stops. Mail that
- * waits for a later attempt stays queued (move the test clock on and drain again). Returns how
- * many messages were claimed.
+ * Runs the mail queue of the test's app until nothing is due: a job runner with the scheduler and
+ * mail lanes on the app's dependencies (its clock, transport and database) ticks until a tick
+ * claims nothing, then stops. Mail that waits for a later attempt stays queued (move the test
+ * clock on and drain again). Returns how many messages were claimed.
  */
-export async function drainQueue(t: { app: App }, opts: WorkerOptions & { kinds?: MailKinds } = {}): Promise<number> {
-  const worker = startWorker(t.app.deps, opts.kinds ?? MAIL_KINDS, { ...opts, loop: false });
+export async function drainQueue(
+  t: { app: App },
+  opts: MailLaneOptions & Pick<JobsOptions, 'kinds' | 'leaseMs' | 'stopTimeoutMs'> = {},
+): Promise<number> {
+  const { kinds, leaseMs, stopTimeoutMs, ...mail } = opts;
+  const worker = startJobs(t.app.deps, { lanes: ['scheduler', 'mail'], kinds, leaseMs, stopTimeoutMs, mail, loop: false });
   let total = 0;
   try {
     for (let n = await worker.tick(); n > 0; n = await worker.tick()) total += n;

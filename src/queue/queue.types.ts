@@ -41,7 +41,9 @@ export interface MailSource {
 /**
  * A kind of mail: everything the queue and the engagement events need of it, declared by the one
  * module that puts such mail in the queue (as graphile-worker's tasks are), and listed once, in
- * `src/mail-kinds.ts`. The generic queue files name no kind; they ask the kinds they are given.
+ * `src/mail-kinds.ts`. The generic queue and job files name no kind; they ask the kinds they are
+ * given. What a module does at a time outside the queue (start a send, step an automation) is a
+ * scheduled task (`src/scheduled-tasks.ts`), not part of its kind.
  */
 export interface MailKind {
   /** The value of `mail_messages.kind` for its messages. */
@@ -49,12 +51,6 @@ export interface MailKind {
   render: Renderer;
   /** Where its messages' statistics are kept; null: counted nowhere (the service's own mail). */
   source: MailSource | null;
-  /** Each tick, before claiming: start what came due at `now` (a scheduled send, an automation step). */
-  beforeClaim?: (deps: AppDeps, now: Date) => Promise<void>;
-  /** Each tick, after a batch settled: finish what has no message left (a send completes). */
-  afterSettle?: (deps: AppDeps, now: Date) => Promise<void>;
-  /** When work outside the queue comes due (the next scheduled send), or null: an idle worker wakes then. */
-  nextWakeAt?: (deps: AppDeps, now: Date) => Promise<Date | null>;
   /** Its own share of the queue, by state, served on /metrics as `<name>_queue_depth`. */
   depth?: { help: string; count: (db: Db, now: Date) => Promise<Record<string, number>> };
 }

@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import type { TestContext } from '../helpers.js';
-import { startWebhookWorker } from '../../src/modules/webhooks/webhooks.worker.js';
+import { startJobs } from '../../src/lanes.js';
 import { allCities, allStates } from '../../src/reference/geo.js';
 import { Receiver } from '../modules/webhooks.helpers.js';
 import { skipWithoutChromium, startConsole, type ConsoleHarness } from './browser.js';
@@ -364,7 +364,7 @@ describe('the console’s Settings section in chromium', { skip: skipWithoutChro
 
   it('creates a webhook endpoint showing its secret once, logs a delivery with retry, disables, rotates, edits and deletes it', async () => {
     const receiver = await Receiver.start();
-    const worker = startWebhookWorker(t.app.deps, { loop: false });
+    const worker = startJobs(t.app.deps, { lanes: ['webhooks'], loop: false });
     const drain = async () => {
       for (let n = await worker.tick(); n > 0; n = await worker.tick());
     };

@@ -57,7 +57,7 @@ describe('a worker killed while relays throttle', { skip: ENGINE !== 'postgres' 
     assert.match(victim.stdout, /relay paused/);
     victim.proc.kill('SIGKILL');
     await victim.exited;
-    const window = JSON.parse(victim.stdout.split('\n').find((l) => l.includes('mail queue worker started'))!).inFlightWindow;
+    const window = JSON.parse(victim.stdout.split('\n').find((l) => l.includes('mail lane started'))!).inFlightWindow;
     // The dead worker's leases would end within a minute; the test ends them now.
     await database.db
       .updateTable('mail_messages')

@@ -76,8 +76,8 @@ describe('an automation survives SIGKILL of the process sending it', () => {
       return json;
     };
     const first = start();
-    assert.ok(await until(() => first.stdout.includes('mail queue worker started')), first.stdout);
-    const window: number = JSON.parse(first.stdout.split('\n').find((l) => l.includes('mail queue worker started'))!).inFlightWindow;
+    assert.ok(await until(() => first.stdout.includes('mail lane started')), first.stdout);
+    const window: number = JSON.parse(first.stdout.split('\n').find((l) => l.includes('mail lane started'))!).inFlightWindow;
 
     const type = await call('POST', '/contacts-type/add', { name: 'Crash list' });
     const form = new FormData();

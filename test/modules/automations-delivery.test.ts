@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { drainQueue, ENGINE, make } from '../helpers.js';
-import { MAIL_KINDS } from '../../src/mail-kinds.js';
-import { startWorker } from '../../src/queue/worker.js';
+import { startJobs } from '../../src/lanes.js';
 import { upload } from './contacts-csv.helpers.js';
 import { group, setupSends, typeWith, verifiedSender, type SendsContext } from './single-sends.helpers.js';
 import { act, addEmail, automationWith, subjectsTo, type EmailSpec } from './automations-delivery.helpers.js';
@@ -391,7 +390,10 @@ describe('automations: each enrolled address gets the sequence through the queue
     const listener = t.database.listener;
     for (let i = 0; i < 100 && listener && !listener.isListening(); i++) await new Promise((r) => setTimeout(r, 20));
     // On PostgreSQL no poll could find the joiner in time: only the notification of its enrolment wakes the worker.
-    const worker = startWorker(t.deps, MAIL_KINDS, ENGINE === 'postgres' ? { pollMs: 60_000, idleMaxMs: 60_000 } : { pollMs: 50 });
+    const worker = startJobs(t.deps, {
+      lanes: ['scheduler', 'mail'],
+      ...(ENGINE === 'postgres' ? { pollMs: 60_000, idleMaxMs: 60_000 } : { pollMs: 50 }),
+    });
     try {
       await new Promise((r) => setTimeout(r, 150));
       await make.contact(t.a, { contact_type_id: type, email: 'woken@example.com' });

@@ -71,7 +71,7 @@ describe('webhook events survive SIGKILL of the process delivering them', () => 
 
     // The receiver is down: the worker's first attempts fail; it is killed in the middle.
     const first = await start();
-    assert.ok(await until(() => first.stdout.includes('webhook worker started')), first.stdout);
+    assert.ok(await until(() => first.stdout.includes('webhooks lane started')), first.stdout);
     assert.ok(await until(async () => (await attempts()) >= 200, 120_000), 'attempts were made');
     first.proc.kill('SIGKILL');
     await first.exited;

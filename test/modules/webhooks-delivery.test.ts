@@ -2,7 +2,8 @@ import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { setup, type TestContext } from '../helpers.js';
 import { testClock, type TestClock } from '../../src/util/clock.js';
-import { startWebhookWorker, type WebhookWorker, type WebhookWorkerOptions } from '../../src/modules/webhooks/webhooks.worker.js';
+import { startJobs, type Jobs } from '../../src/lanes.js';
+import type { WebhookLaneOptions } from '../../src/modules/webhooks/webhooks.lane.js';
 import { RETRY_SCHEDULE_MS } from '../../src/modules/webhooks/webhooks.queue.js';
 import { assertSigned, createEndpoint, emit, Receiver } from './webhooks.helpers.js';
 
@@ -12,7 +13,7 @@ describe('webhook delivery', () => {
   let t: TestContext;
   let clock: TestClock;
   let receiver: Receiver;
-  let worker: WebhookWorker;
+  let worker: Jobs;
   let userA: number;
 
   before(async () => {
@@ -23,7 +24,7 @@ describe('webhook delivery', () => {
   after(() => t.close());
   beforeEach(async () => {
     receiver = await Receiver.start();
-    worker = startWebhookWorker(t.app.deps, { loop: false });
+    worker = startWebhooks();
     // Each test starts with no endpoint and no event of account A.
     await t.database.db.deleteFrom('webhook_endpoints').execute();
     await t.database.db.deleteFrom('webhook_events').execute();
@@ -33,8 +34,10 @@ describe('webhook delivery', () => {
     await receiver.close();
   });
 
+  /** A job runner with the webhook lane only, driven by hand. */
+  const startWebhooks = (webhooks: WebhookLaneOptions = {}) => startJobs(t.app.deps, { lanes: ['webhooks'], webhooks, loop: false });
   /** Ticks until a tick claims nothing; returns how many deliveries were claimed. */
-  const drain = async (w: WebhookWorker = worker) => {
+  const drain = async (w: Jobs = worker) => {
     let total = 0;
     for (let n = await w.tick(); n > 0; n = await w.tick()) total += n;
     return total;
@@ -233,7 +236,7 @@ describe('webhook delivery', () => {
     it(`refuses at delivery a private address (${host}) when the worker does not allow it`, async () => {
       const e = await createEndpoint(t.a, `http://${host}:${receiver.port}/hook`);
       await emit(t.database, userA, 1, clock.now());
-      const strict = startWebhookWorker(t.app.deps, { loop: false, allowPrivate: false });
+      const strict = startWebhooks({ allowPrivate: false });
       try {
         assert.equal(await drain(strict), 1);
       } finally {
@@ -273,7 +276,7 @@ describe('webhook delivery', () => {
     const silent = createServer((socket) => held.push(socket));
     await new Promise<void>((done) => silent.listen(0, '127.0.0.1', done));
     await t.a.post('/webhooks/endpoints/update', { id: e.id, url: `http://127.0.0.1:${(silent.address() as { port: number }).port}/` });
-    const quick = startWebhookWorker(t.app.deps, { loop: false, timeoutMs: 200 } satisfies WebhookWorkerOptions);
+    const quick = startWebhooks({ timeoutMs: 200 });
     try {
       await drain(quick);
     } finally {

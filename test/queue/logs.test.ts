@@ -2,8 +2,7 @@ import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import Fastify from 'fastify';
-import { MAIL_KINDS } from '../../src/mail-kinds.js';
-import { startWorker } from '../../src/queue/worker.js';
+import { startJobs } from '../../src/lanes.js';
 import { act, automationWith } from '../modules/automations-delivery.helpers.js';
 import { createSend, group, sendForm, setupSends, typeWith, verifiedSender, type SendsContext } from '../modules/single-sends.helpers.js';
 
@@ -26,7 +25,7 @@ describe('sending leaves a trace in the log', () => {
 
   /** Runs a worker with the capturing logger until the queue is empty. */
   async function drain(): Promise<void> {
-    const worker = startWorker({ ...t.deps, log }, MAIL_KINDS, { loop: false });
+    const worker = startJobs({ ...t.deps, log }, { lanes: ['scheduler', 'mail'], loop: false });
     try {
       while ((await worker.tick()) > 0);
     } finally {

@@ -5,11 +5,15 @@ import type { SmtpSink } from '../support/smtp-sink.js';
 import { testClock } from '../../src/util/clock.js';
 import { enqueueSystemMail } from '../../src/modules/notifications/notifications.mail.js';
 import { claimDue, markSent, BACKOFF_MS, MAX_ATTEMPTS } from '../../src/queue/queue.queries.js';
-import { inFlightWindow, startWorker } from '../../src/queue/worker.js';
+import { inFlightWindow } from '../../src/jobs/mail.lane.js';
+import { startJobs } from '../../src/lanes.js';
 import { MAIL_KINDS } from '../../src/mail-kinds.js';
 import type { Transport } from '../../src/delivery/transport.js';
 import { isoMicros } from '../../src/util/time.js';
 import { insertSingleSend, queueSendMessage, queueSystemMails, rowOf, systemMail } from './queue.helpers.js';
+
+/** The lanes of a runner that sends mail: the scheduler and the mail lane. */
+const MAIL = ['scheduler', 'mail'] as const;
 
 describe('mail queue: one worker against a real SMTP server', () => {
   const clock = testClock('2030-01-01T00:00:00.000Z');
@@ -168,7 +172,7 @@ describe('mail queue: one worker against a real SMTP server', () => {
         return t.transport.send(m);
       },
     };
-    const worker = startWorker({ ...t.app.deps, transport }, MAIL_KINDS, { loop: false, concurrency: 1, flushSize: 1 });
+    const worker = startJobs({ ...t.app.deps, transport }, { lanes: MAIL, loop: false, mail: { concurrency: 1, flushSize: 1 } });
     const ticking = worker.tick();
     await sending;
     await worker.stop();
@@ -187,7 +191,7 @@ describe('mail queue: one worker against a real SMTP server', () => {
     const to = [address('hang'), address('hang')];
     for (const x of to) await queue(x);
     const transport: Transport = { ...t.transport, send: () => new Promise(() => undefined) };
-    const worker = startWorker({ ...t.app.deps, transport }, MAIL_KINDS, { loop: false, concurrency: 1, stopTimeoutMs: 50 });
+    const worker = startJobs({ ...t.app.deps, transport }, { lanes: MAIL, loop: false, mail: { concurrency: 1 }, stopTimeoutMs: 50 });
     void worker.tick();
     await new Promise((r) => setTimeout(r, 100));
     await worker.stop();
@@ -223,7 +227,7 @@ describe('mail queue: one worker against a real SMTP server', () => {
         return t.transport.send(m);
       },
     };
-    const worker = startWorker({ ...t.app.deps, transport }, MAIL_KINDS, { ...opts, loop: false });
+    const worker = startJobs({ ...t.app.deps, transport }, { lanes: MAIL, loop: false, mail: opts });
     assert.equal(worker.inFlightWindow, inFlightWindow(opts));
     assert.equal(worker.inFlightWindow, 11, 'concurrency + 2 × flushSize');
     while ((await worker.tick()) > 0);
@@ -301,7 +305,10 @@ describe('mail queue: one worker against a real SMTP server', () => {
     const listener = t.database.listener;
     for (let i = 0; i < 100 && listener && !listener.isListening(); i++) await new Promise((r) => setTimeout(r, 20));
     // On PostgreSQL no poll could find the mail in time: only the notification wakes the worker.
-    const worker = startWorker(t.app.deps, MAIL_KINDS, ENGINE === 'postgres' ? { pollMs: 60_000, idleMaxMs: 60_000 } : { pollMs: 50 });
+    const worker = startJobs(t.app.deps, {
+      lanes: MAIL,
+      ...(ENGINE === 'postgres' ? { pollMs: 60_000, idleMaxMs: 60_000 } : { pollMs: 50 }),
+    });
     try {
       await new Promise((r) => setTimeout(r, 150));
       const x = address('wake');

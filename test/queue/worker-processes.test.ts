@@ -43,7 +43,7 @@ async function until(ok: () => boolean | Promise<boolean>, ms = 60_000): Promise
 
 /** The in-flight window a worker process printed when it started. */
 function printedWindow(child: Child): number {
-  const line = child.stdout.split('\n').find((l) => l.includes('mail queue worker started'));
+  const line = child.stdout.split('\n').find((l) => l.includes('mail lane started'));
   assert.ok(line, `the worker logs its start: ${child.stdout}${child.stderr}`);
   return JSON.parse(line).inFlightWindow;
 }
@@ -129,7 +129,7 @@ describe('worker processes sharing one PostgreSQL database', { skip: ENGINE !== 
     w1.proc.kill('SIGTERM');
     w2.proc.kill('SIGTERM');
     assert.deepEqual(await Promise.all([w1.exited, w2.exited]), [0, 0]);
-    assert.ok(w1.stdout.includes('mail queue worker started') && w2.stdout.includes('mail queue worker started'));
+    assert.ok(w1.stdout.includes('mail lane started') && w2.stdout.includes('mail lane started'));
   });
 
   it('a worker killed with SIGKILL mid-send and started again: every mail received, duplicates within the in-flight window', async (t) => {

@@ -2,7 +2,7 @@
  * The automations' part of the mail queue: turning due steps into queued messages, and what
  * set-live, pause, delete and email changes do to enrollments and queued mail.
  *
- * An enrollment waits for `next_schedule_id`, due at `due_at`. Each worker tick, for every live
+ * An enrollment waits for `next_schedule_id`, due at `due_at`. Each scheduler round, for every live
  * automation with a due enrollment, batches of due enrollments are stepped, each batch in one
  * transaction: those that must leave (unsubscribed, bounced, contact deleted, or out of the target
  * with `exit_criteria` 1) are marked exited; the rest get one mail queue row for the email and move
@@ -16,6 +16,7 @@ import type { AppDeps } from '../../deps.js';
 import type { Db } from '../../db/index.js';
 import { engineOf, isoPlusSeconds, toCount } from '../../db/dialect.js';
 import { suppressed } from '../../delivery/audience.js';
+import type { ScheduledTask } from '../../jobs/scheduler.lane.js';
 import type { MailKind } from '../../queue/queue.types.js';
 import { wakeWorkers } from '../../queue/queue.queries.js';
 import { isoMicros } from '../../util/time.js';
@@ -316,7 +317,7 @@ async function countAutomationQueue(db: Db, now: Date): Promise<Record<'due' | '
 
 /**
  * Automation emails as a kind of mail: rendered from the email's design, counted on the
- * automation's row; each tick steps the due enrollments into the queue.
+ * automation's row. Stepping the due enrollments into the queue is `automationStepsTask`.
  */
 export const automationKind: MailKind = {
   name: 'automation',
@@ -339,14 +340,17 @@ export const automationKind: MailKind = {
     group: 'unsubscribe_group_id',
     utr: 'utr',
   },
-  beforeClaim: async (deps, now) => {
-    await stepDueAutomations(deps, now);
-  },
-  nextWakeAt: (deps) => nextStepDueAt(deps.database.db),
   depth: {
     help:
       'Automation mail waiting, by state: due (steps of live automations that came due, not yet queued), queued, sending, ' +
       'held (queued mail of paused automations).',
     count: countAutomationQueue,
   },
+};
+
+/** Steps the due enrollments of live automations into the queue: due when the next step is. */
+export const automationStepsTask: ScheduledTask = {
+  name: 'step automations',
+  run: stepDueAutomations,
+  nextDueAt: (deps) => nextStepDueAt(deps.database.db),
 };

@@ -1,10 +1,11 @@
 /**
- * The single sends' part of the queue worker's tick: start the sends that came due (status 1 → 2,
- * recipients queued) and complete those with nothing left to send (status 2 → 3, `sent_at`, the
+ * The single sends' scheduled tasks: start the sends that came due (status 1 → 2, recipients
+ * queued) and complete those with nothing left to send (status 2 → 3, `sent_at`, the
  * `single_send.completed` notifications). Each send changes in one transaction, guarded by its
- * status, so several workers on one database never start or complete a send twice.
+ * status, so several processes on one database never start or complete a send twice.
  */
 import type { AppDeps } from '../../deps.js';
+import type { ScheduledTask } from '../../jobs/scheduler.lane.js';
 import type { MailKind } from '../../queue/queue.types.js';
 import { wakeWorkers } from '../../queue/queue.queries.js';
 import { enqueueEvent } from '../notifications/notifications.events.js';
@@ -12,14 +13,14 @@ import { renderSingleSendBatch } from './message.js';
 import { resolveRecipients } from './recipients.js';
 import { claimDueSend, completeSend, nextSendDueAt, selectDueSends, selectFinishedSends, setTriggered } from './single-sends.queries.js';
 
-/** Sends looked at per query; a tick loops until none is left. */
+/** Sends looked at per query; a run loops until none is left. */
 const BATCH = 20;
 
 /**
  * Starts every ready send whose time has come by `now`: in one transaction each, moves it to
- * running (only the worker whose conditional update wins goes on), queues its recipients and sets
- * `triggered`. A send whose time passed while no worker ran starts at the first tick. Returns how
- * many sends this worker started.
+ * running (only the process whose conditional update wins goes on), queues its recipients and sets
+ * `triggered`. A send whose time passed while no worker ran starts at the scheduler's first round.
+ * Returns how many sends this process started.
  */
 export async function startDueSends(deps: AppDeps, now: Date): Promise<number> {
   const { db } = deps.database;
@@ -86,7 +87,7 @@ export async function completeSends(deps: AppDeps, now: Date): Promise<number> {
 
 /**
  * Single sends as a kind of mail: their messages rendered from the send's design, counted on the
- * send's row, and each tick starting the sends that came due and completing the finished ones.
+ * send's row. Starting and completing the sends are the scheduled tasks below.
  */
 export const singleSendKind: MailKind = {
   name: 'single_send',
@@ -109,12 +110,17 @@ export const singleSendKind: MailKind = {
     group: 'unsubscribe_group_id',
     utr: 'utr',
   },
-  beforeClaim: async (deps, now) => {
-    await startDueSends(deps, now);
-  },
-  afterSettle: async (deps, now) => {
-    await completeSends(deps, now);
-  },
-  // An idle worker wakes when the next scheduled send comes due.
-  nextWakeAt: (deps) => nextSendDueAt(deps.database.db),
+};
+
+/** Starts the sends whose time came: due when the next scheduled send is. */
+export const startSendsTask: ScheduledTask = {
+  name: 'start due single sends',
+  run: startDueSends,
+  nextDueAt: (deps) => nextSendDueAt(deps.database.db),
+};
+
+/** Completes the running sends with nothing left to send: after the mail lane sent a batch. */
+export const completeSendsTask: ScheduledTask = {
+  name: 'complete single sends',
+  run: completeSends,
 };

@@ -1,0 +1,241 @@
+import type { AppDeps } from '../deps.js';
+import type { QueuedMessage } from '../db/types.js';
+import { classifyBounce } from '../delivery/bounce-classes.js';
+import { SMTP_POOL_CONNECTIONS } from '../delivery/transports.js';
+import { relayDispatcher, RelaysPaused, RelayWaitAborted } from '../delivery/relays.js';
+import { TransportError, type MailMessage, type Rendered, type Transport } from '../delivery/transport.js';
+import { queueMetrics } from '../queue/queue.metrics.js';
+import {
+  QUEUE_CHANNEL,
+  claimDue,
+  markBounced,
+  markDeferred,
+  markRetry,
+  markSent,
+  markSkipped,
+  nextDueAt,
+  releaseLeases,
+  renewLeases,
+  selectBouncedAmong,
+  type Bounced,
+} from '../queue/queue.queries.js';
+import type { MailKinds } from '../queue/queue.types.js';
+import type { Lane, WorkContext } from './runner.js';
+
+/** How the mail lane claims and sends; every field has a default. */
+export interface MailLaneOptions {
+  /** Messages claimed per batch (default 100). */
+  batchSize?: number;
+  /** Messages handed to the transport at once (default: the connections of its relays' pools, else 5). */
+  concurrency?: number;
+  /** Sent messages marked per database write (default 10). */
+  flushSize?: number;
+}
+
+/** The mail delivery lane. */
+export interface MailLane extends Lane<QueuedMessage> {
+  /**
+   * The most messages that can be handed to the SMTP server and not yet marked sent at any
+   * moment: the lane hands a new message over only while fewer than `2 × flushSize` accepted
+   * ones wait for their mark, and at most `concurrency` are with the transport, so the bound is
+   * `concurrency + 2 × flushSize` (one less, exactly). A crash re-sends at most this many.
+   */
+  readonly inFlightWindow: number;
+}
+
+/** Sent messages marked per database write, by default. */
+const FLUSH_SIZE = 10;
+
+/** The in-flight window of a mail lane with these options (see `MailLane.inFlightWindow`). */
+export function inFlightWindow(opts: Pick<MailLaneOptions, 'concurrency' | 'flushSize'> = {}): number {
+  return (opts.concurrency ?? SMTP_POOL_CONNECTIONS) + 2 * (opts.flushSize ?? FLUSH_SIZE);
+}
+
+/** Messages a transport takes at once: the connections of its relays' pools, or one pool's. */
+function connectionsOf(transport: Transport): number {
+  return transport.relays?.reduce((n, r) => n + r.connections, 0) || SMTP_POOL_CONNECTIONS;
+}
+
+const errorText = (err: unknown) => (err instanceof Error ? err.message : String(err)) || 'unknown error';
+
+/**
+ * The mail delivery lane of the runner whose lease owner is `owner`: it claims a batch of due
+ * messages, leaves out addresses suppressed or erased since they were queued, renders each
+ * through its kind, sends through `deps.transport` (its relays) with bounded concurrency, and
+ * marks each message only after the transport resolved (sent), or failed (retried with backoff,
+ * or bounced). Marks are written in small batches; the in-flight window is what a crash can send
+ * twice. Time comes only from `deps.clock`.
+ */
+export function mailLane(deps: AppDeps, kinds: MailKinds, owner: string, opts: MailLaneOptions = {}): MailLane {
+  const batchSize = opts.batchSize ?? 100;
+  const concurrency = opts.concurrency ?? connectionsOf(deps.transport);
+  const flushSize = opts.flushSize ?? FLUSH_SIZE;
+  const { clock, log } = deps;
+  const db = deps.database.db;
+  const metrics = queueMetrics(deps, kinds);
+  const relays = relayDispatcher(deps, owner);
+
+  let sent: Array<{ id: number; messageId: string; relay: string | null; kind: string }> = [];
+  let retries: Array<{ id: number; error: string }> = [];
+  let deferrals: Array<{ id: number; error: string; until: Date }> = [];
+  let bounces: Array<{ id: number; error: string }> = [];
+  let skips: Array<{ id: number; state: 'suppressed' | 'cancelled'; reason: string }> = [];
+  let flushing: Promise<void> = Promise.resolve();
+  /** Messages the transport accepted whose `sent` mark is not written yet. */
+  let unmarked = 0;
+
+  /** One log line per bounce: the address, the server's answer, and hard (the address is suppressed) or soft. */
+  const logBounce = (m: Bounced, type: 'hard' | 'soft') =>
+    log.info({ worker: owner, messageId: m.id, kind: m.kind, email: m.email, type, reason: m.last_error }, 'mail bounced');
+
+  /** Writes the buffered outcomes; one write at a time, in order. A failed write keeps them for the next. */
+  const flush = (): Promise<void> =>
+    (flushing = flushing.then(async () => {
+      const batch = { sent, retries, bounces, skips, deferrals };
+      sent = [];
+      retries = [];
+      bounces = [];
+      skips = [];
+      deferrals = [];
+      try {
+        const now = clock.now();
+        await markSkipped(db, owner, now, batch.skips);
+        batch.skips = [];
+        await markSent(
+          db,
+          kinds,
+          owner,
+          now,
+          batch.sent.map(({ id, messageId, relay }) => ({ id, messageId, relay })),
+        );
+        unmarked -= batch.sent.length;
+        for (const s of batch.sent) metrics.sent.inc({ kind: s.kind });
+        batch.sent = [];
+        const outcome = await markRetry(db, kinds, owner, now, batch.retries);
+        for (const m of outcome.values()) {
+          if (m.state === 'bounced') logBounce(m, 'soft');
+          (m.state === 'bounced' ? metrics.bounced : metrics.retried).inc({ kind: m.kind });
+        }
+        batch.retries = [];
+        for (const m of await markBounced(db, kinds, owner, now, batch.bounces)) {
+          logBounce(m, classifyBounce(null, m.last_error));
+          metrics.bounced.inc({ kind: m.kind });
+        }
+        batch.bounces = [];
+        await markDeferred(db, owner, now, batch.deferrals);
+        batch.deferrals = [];
+      } catch (err) {
+        log.error({ err, worker: owner }, 'mail queue: marks not written; kept for the next write');
+        sent.push(...batch.sent);
+        retries.push(...batch.retries);
+        bounces.push(...batch.bounces);
+        skips.push(...batch.skips);
+        deferrals.push(...batch.deferrals);
+      }
+    }));
+
+  /**
+   * Hands one rendered message to the transport and buffers its outcome. Accepted messages not yet
+   * marked are what a crash would send again, so none is handed over while `2 × flushSize` of them
+   * wait (one batch being written, one filling): the exposure stays within the in-flight window.
+   * Marks are written in the background as each batch of `flushSize` fills, so sending goes on
+   * during the write.
+   */
+  const sendOne = async (row: QueuedMessage, message: MailMessage, ctx: WorkContext) => {
+    while (unmarked >= 2 * flushSize) {
+      const before = unmarked;
+      await flush();
+      // The marks cannot be written (the database is away): stop sending; the tick fails and the
+      // unsent messages come back when their lease ends.
+      if (unmarked >= before) throw new Error('mail queue: sent marks cannot be written');
+    }
+    try {
+      const r = await relays.send(message, { signal: ctx.signal, onHand: () => ctx.handedOver(row.id) });
+      sent.push({ id: row.id, messageId: r.messageId, relay: r.relay, kind: row.kind });
+      unmarked++;
+    } catch (err) {
+      const error = errorText(err);
+      if (err instanceof RelayWaitAborted) {
+        // Stopping: the message went to no server; it is released with the others not handed over.
+        ctx.giveBack(row.id);
+        return;
+      }
+      ctx.handedOver(row.id);
+      if (err instanceof RelaysPaused) {
+        // Every relay throttles or is down: the relays, not the message, failed, so no attempt is
+        // counted; it waits in the queue (not in this lane) until the first pause ends.
+        deferrals.push({ id: row.id, error, until: new Date(clock.now().getTime() + err.waitMs) });
+      } else if (err instanceof TransportError && err.permanent) bounces.push({ id: row.id, error });
+      else retries.push({ id: row.id, error });
+    }
+    // flush() never rejects (a failed write keeps its marks for the next), so it can run unawaited.
+    if (sent.length >= flushSize || retries.length + bounces.length + deferrals.length >= flushSize) void flush();
+  };
+
+  /** Renders the rows of each kind through its kind; a renderer that throws makes its rows temporary failures. */
+  const render = async (rows: QueuedMessage[]): Promise<Array<{ row: QueuedMessage; message: MailMessage }>> => {
+    const ready: Array<{ row: QueuedMessage; message: MailMessage }> = [];
+    const byKind = new Map<string, QueuedMessage[]>();
+    for (const r of rows) byKind.set(r.kind, [...(byKind.get(r.kind) ?? []), r]);
+    for (const [kind, group] of byKind) {
+      const render = kinds.get(kind)?.render;
+      if (!render) {
+        // Written by a newer version, or by hand: nothing here can render it.
+        for (const r of group) skips.push({ id: r.id, state: 'cancelled', reason: `unknown kind of mail: ${kind}` });
+        continue;
+      }
+      let out: Rendered[];
+      try {
+        out = await render(deps, group);
+      } catch (err) {
+        log.error({ err, kind, worker: owner }, 'mail queue: rendering failed; the messages wait their backoff');
+        for (const r of group) retries.push({ id: r.id, error: `rendering failed: ${errorText(err)}` });
+        continue;
+      }
+      group.forEach((row, i) => {
+        const o = out[i];
+        if (!o) retries.push({ id: row.id, error: 'rendering returned nothing' });
+        else if ('skip' in o) skips.push({ id: row.id, state: o.skip, reason: o.reason });
+        else ready.push({ row, message: o.message });
+      });
+    }
+    return ready;
+  };
+
+  const window = inFlightWindow({ concurrency, flushSize });
+  return {
+    name: 'mail',
+    channel: QUEUE_CHANNEL,
+    inFlightWindow: window,
+    startLog: { inFlightWindow: window, batchSize, concurrency },
+    leases: {
+      claim: (worker, now, leaseMs) => claimDue(db, worker, now, batchSize, leaseMs),
+      renew: (worker, now, leaseMs) => renewLeases(db, worker, now, leaseMs),
+      release: (worker, now, ids) => releaseLeases(db, worker, now, ids),
+    },
+    async work(rows, ctx) {
+      // An address suppressed (or erased) for the account since the message was queued is not mailed.
+      const bounced = await selectBouncedAmong(db, rows, deps.config.appSecret);
+      const live = rows.filter((r) => {
+        if (!bounced.has(`${r.user_id} ${r.email_key}`)) return true;
+        skips.push({ id: r.id, state: 'suppressed', reason: 'the address bounced before' });
+        ctx.handedOver(r.id);
+        return false;
+      });
+      const ready = await render(live);
+      const handed = new Set(ready.map((x) => x.row.id));
+      // Skipped and retried rows are settled by their marks, not released.
+      for (const r of live) if (!handed.has(r.id)) ctx.handedOver(r.id);
+      let next = 0;
+      const sender = async () => {
+        while (!ctx.stopping() && next < ready.length) {
+          const { row, message } = ready[next++];
+          await sendOne(row, message, ctx);
+        }
+      };
+      await Promise.all(Array.from({ length: Math.min(concurrency, ready.length) }, sender));
+    },
+    flush,
+    nextDueAt: () => nextDueAt(db),
+  };
+}

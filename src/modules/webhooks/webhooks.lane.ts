@@ -1,0 +1,162 @@
+import { Counter, type Registry } from 'prom-client';
+import { Webhook } from 'standardwebhooks';
+import type { AppDeps } from '../../deps.js';
+import { WEBHOOK_CHANNEL } from '../../events/outbox.js';
+import type { Lane, WorkContext } from '../../jobs/runner.js';
+import { endpointsDisabled } from './webhooks.mail.js';
+import { createPoster } from './webhooks.post.js';
+import {
+  claimDueDeliveries,
+  nextDeliveryDueAt,
+  pruneEvents,
+  releaseDeliveries,
+  renewDeliveryLeases,
+  settleAttempts,
+  type AttemptOutcome,
+  type ClaimedDelivery,
+} from './webhooks.queue.js';
+
+/** How the webhook lane claims and posts; every field has a default. */
+export interface WebhookLaneOptions {
+  /** Deliveries claimed per batch (default 200). */
+  batchSize?: number;
+  /** Requests under way at once, over all endpoints (default 50). */
+  concurrency?: number;
+  /** Requests under way at once to one endpoint (default 10). */
+  perEndpoint?: number;
+  /** Outcomes written per database write (default 100). */
+  flushSize?: number;
+  /** Finished events older than 30 days deleted per idle tick (default 1000). */
+  pruneLimit?: number;
+  /** Connections may go to private addresses (default: the `WEBHOOKS_ALLOW_PRIVATE` setting). */
+  allowPrivate?: boolean;
+  /** Time limit of one attempt (default 10 s). */
+  timeoutMs?: number;
+}
+
+const metricsByRegistry = new WeakMap<Registry, Counter<'outcome'>>();
+
+/** `webhook_deliveries_total{outcome}` on a registry, created once per registry. */
+function deliveriesCounter(registry: Registry): Counter<'outcome'> {
+  let c = metricsByRegistry.get(registry);
+  if (!c) {
+    c = new Counter({
+      name: 'webhook_deliveries_total',
+      help: 'Webhook delivery attempts by outcome: delivered, retried (waits its next attempt), failed (the last attempt failed).',
+      labelNames: ['outcome'] as const,
+      registers: [registry],
+    });
+    metricsByRegistry.set(registry, c);
+  }
+  return c;
+}
+
+/** At most `n` tasks of a group at once: `run` waits for a free slot. */
+function slots(n: number) {
+  let free = n;
+  const waiting: Array<() => void> = [];
+  return async <T>(task: () => Promise<T>): Promise<T> => {
+    if (free > 0) free--;
+    else await new Promise<void>((r) => waiting.push(r));
+    try {
+      return await task();
+    } finally {
+      const next = waiting.shift();
+      if (next) next();
+      else free++;
+    }
+  };
+}
+
+/**
+ * The webhook delivery lane, the twin of the mail lane: it claims a batch of due deliveries,
+ * signs each event (Standard Webhooks: `webhook-id`, `webhook-timestamp`, `webhook-signature`)
+ * and posts it over kept-alive connections, with bounded concurrency per endpoint and overall,
+ * and writes the outcomes in batches (`settleAttempts`). A round that claims nothing deletes a
+ * bounded batch of finished events older than 30 days. A crash loses nothing: leases run out and
+ * the deliveries are posted again, with the same `webhook-id`. Time comes only from `deps.clock`.
+ */
+export function webhookLane(deps: AppDeps, owner: string, opts: WebhookLaneOptions = {}): Lane<ClaimedDelivery> {
+  const batchSize = opts.batchSize ?? 200;
+  const perEndpoint = opts.perEndpoint ?? 10;
+  const flushSize = opts.flushSize ?? 100;
+  const timeoutMs = opts.timeoutMs ?? 10_000;
+  const { clock, log } = deps;
+  const db = deps.database.db;
+  const counter = deliveriesCounter(deps.metrics);
+  const poster = createPoster({ allowPrivate: opts.allowPrivate ?? deps.config.webhooksAllowPrivate, maxSockets: perEndpoint, timeoutMs });
+  const overall = slots(opts.concurrency ?? 50);
+
+  let outcomes: AttemptOutcome[] = [];
+  let flushing: Promise<void> = Promise.resolve();
+
+  /** Writes the buffered outcomes; one write at a time. A failed write keeps them for the next. */
+  const flush = (): Promise<void> =>
+    (flushing = flushing.then(async () => {
+      const batch = outcomes;
+      outcomes = [];
+      if (batch.length === 0) return;
+      const now = clock.now();
+      try {
+        const settled = await settleAttempts(db, owner, now, batch, (trx, endpoints) => endpointsDisabled(trx, deps, now, endpoints));
+        counter.inc({ outcome: 'delivered' }, settled.delivered);
+        counter.inc({ outcome: 'retried' }, settled.retried);
+        counter.inc({ outcome: 'failed' }, settled.failed);
+        for (const e of settled.disabled) {
+          log.warn(
+            { worker: owner, endpointId: e.id, userId: e.user_id, url: e.url, failingSince: e.failing_since },
+            'webhook endpoint disabled: every attempt failed for 5 days',
+          );
+        }
+      } catch (err) {
+        log.error({ err, worker: owner }, 'webhooks: outcomes not written; kept for the next write');
+        outcomes.push(...batch);
+      }
+    }));
+
+  /** Signs and posts one delivery, and buffers its outcome. */
+  const attempt = async (d: ClaimedDelivery, signer: Webhook, ctx: WorkContext): Promise<void> => {
+    if (ctx.stopping()) return;
+    ctx.handedOver(d.id);
+    const at = clock.now();
+    const headers = {
+      'user-agent': 'Campaign-API-Webhooks',
+      'webhook-id': d.event_id,
+      'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+      'webhook-signature': signer.sign(d.event_id, at, d.body),
+    };
+    const r = await poster.post(d.url, headers, d.body);
+    outcomes.push({ delivery: d, ...r });
+    if (outcomes.length >= flushSize) void flush();
+  };
+
+  return {
+    name: 'webhooks',
+    channel: WEBHOOK_CHANNEL,
+    // Requests under way end within their time limit, and none starts once the runner stops.
+    stopWithinMs: timeoutMs + 1000,
+    startLog: { batchSize, perEndpoint },
+    leases: {
+      claim: (worker, now, leaseMs) => claimDueDeliveries(db, worker, now, batchSize, leaseMs),
+      renew: (worker, now, leaseMs) => renewDeliveryLeases(db, worker, now, leaseMs),
+      release: (worker, now, ids) => releaseDeliveries(db, worker, now, ids),
+    },
+    async work(rows, ctx) {
+      const byEndpoint = new Map<number, ClaimedDelivery[]>();
+      for (const r of rows) byEndpoint.set(r.endpoint_id, [...(byEndpoint.get(r.endpoint_id) ?? []), r]);
+      await Promise.all(
+        [...byEndpoint.values()].map((group) => {
+          const signer = new Webhook(group[0].secret);
+          const lane = slots(perEndpoint);
+          return Promise.all(group.map((d) => lane(() => overall(() => attempt(d, signer, ctx)))));
+        }),
+      );
+    },
+    flush,
+    async whenIdle(now) {
+      await pruneEvents(db, now, opts.pruneLimit ?? 1000);
+    },
+    nextDueAt: () => nextDeliveryDueAt(db),
+    close: () => poster.close(),
+  };
+}
