@@ -19,8 +19,8 @@ function importsOf(file: string): string[] {
 }
 
 describe('the floors of the code hold', () => {
-  test('nothing in db/, http/, delivery/, events/, queue/, ledger/, reference/ or util/ imports a module', () => {
-    const low = ['db', 'http', 'delivery', 'events', 'queue', 'ledger', 'reference', 'util'].flatMap(filesUnder);
+  test('nothing in db/, http/, delivery/, events/, queue/, ledger/, jobs/, reference/ or util/ imports a module', () => {
+    const low = ['db', 'http', 'delivery', 'events', 'queue', 'ledger', 'jobs', 'reference', 'util'].flatMap(filesUnder);
     const up = low.flatMap((f) =>
       importsOf(f)
         .filter((i) => i.startsWith('modules/') || i === 'mail-kinds.js')
@@ -29,8 +29,8 @@ describe('the floors of the code hold', () => {
     assert.deepEqual(up, []);
   });
 
-  test('the generic queue and ledger files name no kind of mail', () => {
-    for (const f of ['queue', 'ledger'].flatMap(filesUnder)) {
+  test('the generic queue, ledger and job files name no kind of mail', () => {
+    for (const f of ['queue', 'ledger', 'jobs'].flatMap(filesUnder)) {
       const text = readFileSync(join(SRC, f), 'utf8');
       assert.doesNotMatch(text, /'(system|single_send|automation)'|single_sends|automations\b/, f);
     }
