@@ -11,7 +11,7 @@ import { trackingLinks } from '../delivery/tracking.js';
 import { MAIL_KINDS } from '../mail-kinds.js';
 import { unsubscribeEmail } from '../modules/unsubscribes/unsubscribes.suppression.js';
 import { recordSoftBounce, suppressAddress, type AccountAddress } from '../queue/bounced-addresses.js';
-import { recordBounced, recordComplaint } from '../ledger/engagement.js';
+import { record } from '../ledger/ledger.js';
 import { isEmail } from '../util/email.js';
 import { isoMicros } from '../util/time.js';
 
@@ -135,14 +135,15 @@ async function firstTime(trx: Db, eventKey: string | null | undefined, now: Date
 /** The effects of an event on a matched message, in the caller's transaction. Returns whether it counted. */
 async function applyToMessage(trx: Db, event: InboundEvent, message: NamedMessage, now: Date): Promise<boolean> {
   const detail = event.reason ?? null;
+  const ctx = { kinds: MAIL_KINDS, now };
   if (event.kind === 'complaint') {
-    const counted = await recordComplaint(trx, MAIL_KINDS, message.id, { now, detail });
+    const [counted] = await record(trx, ctx, [{ type: 'complained', id: message.id, detail }]);
     if (counted && isEmail(counted.email.trim()))
       await unsubscribeEmail(trx, counted.user_id, counted.email, null, { now, contactId: counted.contact_id });
-    return counted !== undefined;
+    return counted !== null;
   }
-  const bounced = await recordBounced(trx, MAIL_KINDS, [{ id: message.id, type: event.type ?? 'soft', detail }], { now, after: 'accept' });
-  return bounced.length > 0;
+  const [bounced] = await record(trx, ctx, [{ type: 'bounced', id: message.id, after: 'accept', bounce: event.type ?? 'soft', detail }]);
+  return bounced !== null;
 }
 
 /** The effects of an event reported for an address of the account without naming a message. */

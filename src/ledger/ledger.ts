@@ -16,7 +16,8 @@
 import type { Db } from '../db/index.js';
 import { emitEvents, type OutgoingEvent } from '../events/outbox.js';
 import { addToHours, addToSources, sourceKeyOf, type EventMessage } from './sources.js';
-import { TRANSITIONS, type Counted, type LedgerContext, type LedgerEvent, type Transition } from './transitions.js';
+import type { LedgerContext, LedgerEvent } from './events.js';
+import { TRANSITIONS, type Counted, type Transition } from './transitions.js';
 
 // What the rest of the code may use of the ledger besides `record`: the columns a delivered
 // event's message carries, and the helpers that read which source a message names.
@@ -30,7 +31,7 @@ export type {
   LedgerEvent,
   OpenedEvent,
   UnsubscribedEvent,
-} from './transitions.js';
+} from './events.js';
 
 /** The most `opened` events one `record` call takes (well under both engines' parameter limits). */
 export const MAX_OPENS_BATCH = 1000;

@@ -1,5 +1,5 @@
 /**
- * The events the ledger records, and for each kind of event its transition: the guarded update
+ * For each kind of event the ledger records (`events.ts`), its transition: the guarded update
  * that decides whether (and how) an event counts, the deltas it adds to the counters and hours of
  * what sent the message, and its outgoing webhook event. "Counts" is always decided by a
  * conditional write (`WHERE … IS NULL`, `= 0`, insert-or-nothing) and the rows it changed, never
@@ -11,68 +11,18 @@ import { sql } from 'kysely';
 import type { Db } from '../db/index.js';
 import type { EventType } from '../events/outbox.js';
 import { recordSoftBounce, suppressAddress } from '../queue/bounced-addresses.js';
-import type { MailKinds } from '../queue/queue.types.js';
 import { isoMicros } from '../util/time.js';
+import type {
+  BouncedEvent,
+  ClickedEvent,
+  ComplainedEvent,
+  DeliveredEvent,
+  LedgerContext,
+  LedgerEvent,
+  OpenedEvent,
+  UnsubscribedEvent,
+} from './events.js';
 import { eventColumns, hourOf, type CounterDeltas, type EventMessage, type HourDeltas } from './sources.js';
-
-/** The SMTP server accepted the message: `message` is the row the queue's sent mark settled (its guard). */
-export interface DeliveredEvent {
-  type: 'delivered';
-  message: EventMessage;
-}
-
-/**
- * The message bounced. `after` says when: `attempt`, the queue just settled it as `bounced` at the
- * SMTP answer (never delivered); `accept`, reported after the SMTP accept (a DSN, a relay's
- * webhook): a `sent` message becomes `bounced` and leaves `delivered`.
- */
-export interface BouncedEvent {
-  type: 'bounced';
-  id: number;
-  after: 'attempt' | 'accept';
-  bounce: 'hard' | 'soft';
-  /** The server's words, kept as the suppression's detail. */
-  detail: string | null;
-}
-
-/** Its recipient reported the message as spam. */
-export interface ComplainedEvent {
-  type: 'complained';
-  id: number;
-  detail: string | null;
-}
-
-/** One open of the message (one pixel hit: each counts in the totals). */
-export interface OpenedEvent {
-  type: 'opened';
-  id: number;
-}
-
-/**
- * One click of the message on tracked link `link`, whose link the caller checked belongs to the
- * message; `url` is where the click goes (the link's URL filled for the recipient).
- */
-export interface ClickedEvent {
-  type: 'clicked';
-  id: number;
-  link: number;
-  url: string;
-}
-
-/** Its recipient unsubscribed through the message (a list that stops its mail). */
-export interface UnsubscribedEvent {
-  type: 'unsubscribed';
-  id: number;
-}
-
-/** What happened to a message, as the ledger records it. */
-export type LedgerEvent = DeliveredEvent | BouncedEvent | ComplainedEvent | OpenedEvent | ClickedEvent | UnsubscribedEvent;
-
-/** What the pipeline gives each transition: the kinds (which name each message's source) and the time. */
-export interface LedgerContext {
-  kinds: MailKinds;
-  now: Date;
-}
 
 /** An event with its place in the list given to `record`. */
 export interface Indexed<E> {

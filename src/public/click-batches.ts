@@ -1,8 +1,8 @@
 import type { Db } from '../db/index.js';
 import type { ClickRef } from '../delivery/tracking.js';
 import { MAIL_KINDS } from '../mail-kinds.js';
-import { MAX_CLICKS_BATCH, recordClicks } from '../ledger/engagement.js';
-import { clickKey } from './messages.queries.js';
+import { MAX_CLICKS_BATCH, record } from '../ledger/ledger.js';
+import { clickKey, clickTargets } from './messages.queries.js';
 import type { Clock } from '../util/clock.js';
 
 /** Counts clicks for the redirect route, sharing transactions between requests that arrive together. */
@@ -13,6 +13,27 @@ export interface ClickBatches {
    * (nothing counted). Rejects if the batch failed.
    */
   count(click: ClickRef): Promise<string | null>;
+}
+
+/**
+ * Counts a batch of clicks in one transaction: the clicks whose link belongs to their message
+ * (`clickTargets`) are recorded by the ledger. Returns the URL of each click counted, by `clickKey`.
+ */
+async function countClicks(
+  db: Db,
+  clicks: readonly ClickRef[],
+  now: Date,
+  unsubscribeUrl: (messageId: number) => string,
+): Promise<Map<string, string>> {
+  return db.transaction().execute(async (trx) => {
+    const urls = await clickTargets(trx, MAIL_KINDS, clicks, unsubscribeUrl);
+    const events = clicks.flatMap((c) => {
+      const url = urls.get(clickKey(c));
+      return url === undefined ? [] : [{ type: 'clicked' as const, id: c.messageId, link: c.linkId, url }];
+    });
+    if (events.length > 0) await record(trx, { kinds: MAIL_KINDS, now }, events);
+    return urls;
+  });
 }
 
 /**
@@ -32,9 +53,8 @@ export function createClickBatches(db: Db, clock: Clock, unsubscribeUrl: (messag
       const batch = pending.slice(0, MAX_CLICKS_BATCH);
       pending = pending.slice(MAX_CLICKS_BATCH);
       try {
-        const urls = await recordClicks(
+        const urls = await countClicks(
           db,
-          MAIL_KINDS,
           batch.map((p) => p.click),
           clock.now(),
           unsubscribeUrl,

@@ -7,7 +7,7 @@ import { sql } from 'kysely';
 import type { Db } from '../db/index.js';
 import { fillClickUrls } from '../delivery/click-links.js';
 import type { ClickRef } from '../delivery/tracking.js';
-import { sourceIdOf, sourceKeys } from '../ledger/sources.js';
+import { sourceIdOf, sourceKeys } from '../ledger/ledger.js';
 import type { MailKinds } from '../queue/queue.types.js';
 
 export type { ClickRef };

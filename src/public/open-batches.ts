@@ -1,7 +1,7 @@
 import type { Db } from '../db/index.js';
 import type { Clock } from '../util/clock.js';
 import { MAIL_KINDS } from '../mail-kinds.js';
-import { MAX_OPENS_BATCH, recordOpens } from '../ledger/engagement.js';
+import { MAX_OPENS_BATCH, record } from '../ledger/ledger.js';
 
 /** Counts opens for the pixel route, sharing transactions between requests that arrive together. */
 export interface OpenBatches {
@@ -28,11 +28,13 @@ export function createOpenBatches(db: Db, clock: Clock): OpenBatches {
       const batch = pending.slice(0, MAX_OPENS_BATCH);
       pending = pending.slice(MAX_OPENS_BATCH);
       try {
-        await recordOpens(
-          db,
-          MAIL_KINDS,
-          batch.map((p) => p.id),
-          clock.now(),
+        const now = clock.now();
+        await db.transaction().execute((trx) =>
+          record(
+            trx,
+            { kinds: MAIL_KINDS, now },
+            batch.map((p) => ({ type: 'opened', id: p.id })),
+          ),
         );
         for (const p of batch) p.done();
       } catch (err) {

@@ -10,7 +10,7 @@ import { findGroupAnyState, listDisplayGroups } from '../modules/unsubscribes/gr
 import { deleteUnsubscribers, entriesOfEmail } from '../modules/unsubscribes/unsubscribes.queries.js';
 import { unsubscribeEmail } from '../modules/unsubscribes/unsubscribes.suppression.js';
 import { MAIL_KINDS } from '../mail-kinds.js';
-import { recordUnsubscribe } from '../ledger/engagement.js';
+import { record } from '../ledger/ledger.js';
 import type { PublicMessage } from './messages.queries.js';
 import type { GroupChoice } from './unsubscribe.page.js';
 
@@ -47,12 +47,10 @@ export async function preferencesOf(db: Db, message: PublicMessage): Promise<Pre
  * global list when it has none). Idempotent; the first unsubscribe through the message counts once.
  */
 export async function unsubscribeOneClick(deps: AppDeps, message: PublicMessage): Promise<void> {
+  const now = deps.clock.now();
   await deps.database.db.transaction().execute(async (trx) => {
-    const added = await unsubscribeEmail(trx, message.user_id, message.email, message.groupId, {
-      now: deps.clock.now(),
-      contactId: message.contactId,
-    });
-    if (added) await recordUnsubscribe(trx, MAIL_KINDS, message.id);
+    const added = await unsubscribeEmail(trx, message.user_id, message.email, message.groupId, { now, contactId: message.contactId });
+    if (added) await record(trx, { kinds: MAIL_KINDS, now }, [{ type: 'unsubscribed', id: message.id }]);
   });
 }
 
@@ -86,7 +84,7 @@ export async function applyPreferences(deps: AppDeps, message: PublicMessage, ch
         await deleteUnsubscribers(trx, message.user_id, ids, list.groupId === null ? 'global' : 'groups');
       }
     }
-    if (stopsThisMail) await recordUnsubscribe(trx, MAIL_KINDS, message.id);
+    if (stopsThisMail) await record(trx, { kinds: MAIL_KINDS, now }, [{ type: 'unsubscribed', id: message.id }]);
     return true;
   });
 }

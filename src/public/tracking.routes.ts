@@ -1,11 +1,11 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
-import { fillClickUrls, locationOf } from '../delivery/click-links.js';
+import { locationOf } from '../delivery/click-links.js';
 import { trackingLinks } from '../delivery/tracking.js';
 import { Media } from '../http/schemas.js';
 import { MAIL_KINDS } from '../mail-kinds.js';
-import { findClickedLinks } from './messages.queries.js';
+import { clickKey, clickTargets } from './messages.queries.js';
 import { createClickBatches } from './click-batches.js';
 import { createOpenBatches } from './open-batches.js';
 import { messagePage, sendPage } from './page.js';
@@ -64,10 +64,7 @@ export const clickRoutes: FastifyPluginAsyncTypebox = async (app) => {
     let url: string | null;
     try {
       if (req.method === 'GET') url = await clicks.count(click);
-      else {
-        const found = (await findClickedLinks(db, MAIL_KINDS, [click])).get(`${click.messageId}:${click.linkId}`);
-        url = found ? (await fillClickUrls(db, [found], unsubscribeUrl))[0] : null;
-      }
+      else url = (await clickTargets(db, MAIL_KINDS, [click], unsubscribeUrl)).get(clickKey(click)) ?? null;
     } catch (err) {
       req.log.error({ err, click }, 'click not counted');
       return sendPage(reply, 503, messagePage('Try again', 'This link could not be opened just now. Please try again in a moment.'));

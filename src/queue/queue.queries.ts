@@ -3,7 +3,7 @@ import type { Db } from '../db/index.js';
 import { engineOf, lockSkippingLocked, toCount } from '../db/dialect.js';
 import type { MailState, QueuedMessage } from '../db/types.js';
 import { isoMicros } from '../util/time.js';
-import { EVENT_COLUMNS, recordBounced, recordDelivered, sourceKeys, type CountedMessage, type EventMessage } from '../ledger/engagement.js';
+import { eventColumns, record, sourceKeys, type CountedMessage, type EventMessage } from '../ledger/ledger.js';
 import type { MailKinds } from './queue.types.js';
 import { classifyBounce } from '../delivery/bounce-classes.js';
 import { erasureHash } from './erased-addresses.js';
@@ -108,8 +108,8 @@ function held(workerId: string) {
 
 /**
  * Marks messages sent after the SMTP server accepted them, with our Message-ID and the time, and
- * counts them as delivered (`recordDelivered`, which also writes their `message.delivered`
- * events): one statement for the batch, in one transaction with the counters.
+ * hands them to the ledger as delivered (their counters, hours and `message.delivered` events):
+ * one statement for the batch, in one transaction with the ledger's.
  * Returns how many were still held (a message whose lease ran out and went to another worker is
  * not marked, nor counted, by this one).
  */
@@ -137,8 +137,12 @@ export async function markSent(
       set state = 'sent', message_id = case id ${byId} end, relay = case id ${relayById} end, sent_at = ${at}, updated_at = ${at},
           lease_owner = null, last_error = null
       where id in (${sql.join(ids)}) and ${held(workerId)}
-      returning ${sql.join([...EVENT_COLUMNS, ...sourceKeys(kinds)].map((c) => sql.ref(c)))}`.execute(trx);
-    await recordDelivered(trx, kinds, rows, now);
+      returning ${sql.join(eventColumns(kinds).map((c) => sql.ref(c)))}`.execute(trx);
+    await record(
+      trx,
+      { kinds, now },
+      rows.map((message) => ({ type: 'delivered', message })),
+    );
     return rows.length;
   });
 }
@@ -146,7 +150,7 @@ export async function markSent(
 /**
  * A temporary failure (4xx, dropped connection, timeout): the message waits its backoff and is
  * tried again; the 5th failure makes it bounced: a soft bounce (counted in `bounces` and
- * `soft_bounces`; the address is suppressed only at the soft threshold, `recordBounced`). Returns each held message as marked, with its new state.
+ * `soft_bounces`; the address is suppressed only at the soft threshold: the ledger's bounce). Returns each held message as marked, with its new state.
  */
 export async function markRetry(
   db: Db,
@@ -185,11 +189,10 @@ export async function markRetry(
       if (marked.state === 'bounced') bounced.push(marked);
     }
     // The last of the temporary failures is a soft bounce: it counts toward the soft threshold.
-    await recordBounced(
+    await record(
       trx,
-      kinds,
-      bounced.map((m) => ({ id: m.id, type: 'soft' as const, detail: m.last_error })),
-      { now, after: 'attempt' },
+      { kinds, now },
+      bounced.map((m) => ({ type: 'bounced', id: m.id, after: 'attempt', bounce: 'soft', detail: m.last_error })),
     );
   });
   return outcome;
@@ -199,7 +202,7 @@ export async function markRetry(
  * A permanent failure (5xx): the message is bounced at once and counted in `bounces`. The
  * server's answer is classified by the one rule of hard and soft (`classifyBounce`): hard
  * suppresses the address for the account at once, soft counts toward the soft threshold
- * (`recordBounced`). Returns the messages that were still held, as marked.
+ * (the ledger's bounce). Returns the messages that were still held, as marked.
  */
 export async function markBounced(
   db: Db,
@@ -222,11 +225,16 @@ export async function markBounced(
         .executeTakeFirst();
       if (marked) bounced.push(marked);
     }
-    await recordBounced(
+    await record(
       trx,
-      kinds,
-      bounced.map((m) => ({ id: m.id, type: classifyBounce(null, m.last_error), detail: m.last_error })),
-      { now, after: 'attempt' },
+      { kinds, now },
+      bounced.map((m) => ({
+        type: 'bounced',
+        id: m.id,
+        after: 'attempt',
+        bounce: classifyBounce(null, m.last_error),
+        detail: m.last_error,
+      })),
     );
     return bounced;
   });

@@ -1,7 +1,5 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { MAIL_KINDS } from '../../src/mail-kinds.js';
-import { recordOpens } from '../../src/ledger/engagement.js';
 import { createOpenBatches } from '../../src/public/open-batches.js';
 import { freshDatabase } from '../helpers.js';
 import { createAccount } from '../../src/modules/accounts/accounts.service.js';
@@ -12,7 +10,6 @@ describe("counting opens in batches (the pixel's group commit)", () => {
   let database: Database;
   let drop: () => Promise<void>;
   let send: SeededSend;
-  let other: SeededSend;
   before(async () => {
     ({ database, drop } = await freshDatabase());
     const { user_id } = await createAccount(database.db, 'Opens');
@@ -21,7 +18,6 @@ describe("counting opens in batches (the pixel's group commit)", () => {
       user_id,
       Array.from({ length: 20 }, (_, i) => `r${i}@example.com`),
     );
-    other = await seedSingleSend(database.db, user_id, ['x@example.com']);
   });
   after(() => drop());
 
@@ -32,18 +28,6 @@ describe("counting opens in batches (the pixel's group commit)", () => {
       (r) => r.opens,
     );
   const now = new Date('2031-01-01T00:00:00Z');
-
-  it('counts repeated ids of one batch, across two sends, and ignores unknown ids', async () => {
-    const [a, b] = send.messageIds;
-    const x = other.messageIds[0];
-    await recordOpens(database.db, MAIL_KINDS, [a, b, a, x, 987_654_321, a], now);
-    assert.deepEqual(await opensOf([a, b]), [3, 1]);
-    assert.deepEqual(await opensOf([x]), [1]);
-    assert.deepEqual(await stats(send.sendId), { total_opens: 4, unique_opens: 2 });
-    assert.deepEqual(await stats(other.sendId), { total_opens: 1, unique_opens: 1 });
-    await recordOpens(database.db, MAIL_KINDS, [b], now);
-    assert.deepEqual(await stats(send.sendId), { total_opens: 5, unique_opens: 2 });
-  });
 
   it('shares transactions between opens that arrive together, and counts every one exactly', async () => {
     let batches = 0;

@@ -1,0 +1,65 @@
+/**
+ * What the ledger records: what happened to a message, as a discriminated union on `type`. Each
+ * producer builds these and hands a list of them to `record` (`ledger.ts`).
+ */
+import type { MailKinds } from '../queue/queue.types.js';
+import type { EventMessage } from './sources.js';
+
+/** The SMTP server accepted the message: `message` is the row the queue's sent mark settled (its guard). */
+export interface DeliveredEvent {
+  type: 'delivered';
+  message: EventMessage;
+}
+
+/**
+ * The message bounced. `after` says when: `attempt`, the queue just settled it as `bounced` at the
+ * SMTP answer (never delivered); `accept`, reported after the SMTP accept (a DSN, a relay's
+ * webhook): a `sent` message becomes `bounced` and leaves `delivered`.
+ */
+export interface BouncedEvent {
+  type: 'bounced';
+  id: number;
+  after: 'attempt' | 'accept';
+  bounce: 'hard' | 'soft';
+  /** The server's words, kept as the suppression's detail. */
+  detail: string | null;
+}
+
+/** Its recipient reported the message as spam. */
+export interface ComplainedEvent {
+  type: 'complained';
+  id: number;
+  detail: string | null;
+}
+
+/** One open of the message (one pixel hit: each counts in the totals). */
+export interface OpenedEvent {
+  type: 'opened';
+  id: number;
+}
+
+/**
+ * One click of the message on tracked link `link`, whose link the caller checked belongs to the
+ * message; `url` is where the click goes (the link's URL filled for the recipient).
+ */
+export interface ClickedEvent {
+  type: 'clicked';
+  id: number;
+  link: number;
+  url: string;
+}
+
+/** Its recipient unsubscribed through the message (a list that stops its mail). */
+export interface UnsubscribedEvent {
+  type: 'unsubscribed';
+  id: number;
+}
+
+/** What happened to a message, as the ledger records it. */
+export type LedgerEvent = DeliveredEvent | BouncedEvent | ComplainedEvent | OpenedEvent | ClickedEvent | UnsubscribedEvent;
+
+/** What the pipeline gives each transition: the kinds (which name each message's source) and the time. */
+export interface LedgerContext {
+  kinds: MailKinds;
+  now: Date;
+}
