@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import nodemailer, { type SendMailOptions } from 'nodemailer';
 import { parseSmtpRelays, type Config, type RelaySpec } from '../config.js';
 import { TransportError, type MailMessage, type Relay, type SendResult, type Transport } from './transport.js';
+import { bareMessageId } from '../util/email.js';
 
 /** The part of the configuration a transport needs. */
 export type TransportConfig = Pick<Config, 'smtpUrl' | 'outboxDir' | 'dkim'>;
@@ -66,11 +67,6 @@ function mailOptions(message: MailMessage): SendMailOptions {
     // The VERP envelope sender, when there is one: bounces come back to an address naming the message.
     envelope: message.envelopeFrom ? { from: message.envelopeFrom, to: message.to } : undefined,
   };
-}
-
-/** `<id@host>` → `id@host`. */
-function bareMessageId(id: string | undefined): string {
-  return (id ?? '').replace(/^<|>$/g, '');
 }
 
 /**
@@ -159,7 +155,7 @@ function smtpRelay(spec: RelaySpec, dkim: TransportConfig['dkim']) {
       try {
         const info = await mailer.sendMail(mailOptions(message));
         if (info.rejected?.length) throw new TransportError(`recipient rejected: ${info.rejected.join(', ')}`, true);
-        return { messageId: bareMessageId(info.messageId), response: String(info.response ?? '') };
+        return { messageId: bareMessageId(info.messageId) ?? '', response: String(info.response ?? '') };
       } catch (err) {
         throw toTransportError(err);
       }
@@ -233,7 +229,7 @@ export function outboxTransport(outboxDir: string, dkim: TransportConfig['dkim']
         const file = join(outboxDir, name);
         await writeFile(`${file}.tmp`, info.message as Buffer);
         await rename(`${file}.tmp`, file);
-        return { messageId: bareMessageId(info.messageId), response: file };
+        return { messageId: bareMessageId(info.messageId) ?? '', response: file };
       } catch (err) {
         // A full disk or a missing folder is temporary: nothing says the recipient is bad.
         throw err instanceof TransportError ? err : new TransportError(`outbox: ${(err as Error).message}`, false);

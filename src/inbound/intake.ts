@@ -12,7 +12,7 @@ import { MAIL_KINDS } from '../mail-kinds.js';
 import { unsubscribeEmail } from '../modules/unsubscribes/unsubscribes.suppression.js';
 import { recordSoftBounce, suppressAddress, type AccountAddress } from '../queue/bounced-addresses.js';
 import { record } from '../ledger/ledger.js';
-import { isEmail } from '../util/email.js';
+import { bareMessageId, isEmail } from '../util/email.js';
 import { isoMicros } from '../util/time.js';
 
 /** Where an event came from (its log line and metric label). */
@@ -80,11 +80,6 @@ interface NamedMessage {
   email: string;
 }
 
-/** A Message-ID as compared: without the angle brackets and surrounding blanks. */
-export function bareMessageId(value: string): string {
-  return value.trim().replace(/^<+/, '').replace(/>+$/, '').trim();
-}
-
 /**
  * The message an event names: the VERP token (an address `local+token@domain` or the token alone)
  * when it is genuine, else our `Message-ID` (stored without angle brackets; compared with or
@@ -103,7 +98,7 @@ async function findNamedMessage(deps: AppDeps, event: InboundEvent): Promise<Nam
   }
   if (event.messageId) {
     const bare = bareMessageId(event.messageId);
-    if (bare === '' || bare.length > 998) return undefined;
+    if (!bare || bare.length > 998) return undefined;
     const row = await db
       .selectFrom('mail_messages')
       .select(['id', 'user_id', 'email'])
@@ -114,7 +109,7 @@ async function findNamedMessage(deps: AppDeps, event: InboundEvent): Promise<Nam
     // Ours end in `.<row id>@<host>`: a copy whose case was changed on the way still names its row.
     const m = /\.(\d{1,15})@[^@]+$/.exec(bare);
     const candidate = m ? await byId(Number(m[1])) : undefined;
-    if (candidate?.message_id && bareMessageId(candidate.message_id).toLowerCase() === bare.toLowerCase())
+    if (candidate?.message_id && bareMessageId(candidate.message_id)?.toLowerCase() === bare.toLowerCase())
       return { id: Number(candidate.id), user_id: candidate.user_id, email: candidate.email };
   }
   return undefined;

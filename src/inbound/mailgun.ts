@@ -5,7 +5,8 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { InboundEvent } from './intake.js';
 import { classifyBounce } from '../delivery/bounce-classes.js';
-import { MalformedPayload, addressOf, bareMessageId, joined, objectOf, textOf } from './relay-input.js';
+import { MalformedPayload, addressOf, joined, objectOf, textOf } from './relay-input.js';
+import { bareMessageId } from '../util/email.js';
 
 /** True when the payload's `signature` object is signed with `signingKey`; compared in constant time. */
 export function verifyMailgun(payload: unknown, signingKey: string): boolean {

@@ -6,7 +6,8 @@
 import sendgridWebhook from '@sendgrid/eventwebhook';
 import type { InboundEvent } from './intake.js';
 import { classifyBounce } from '../delivery/bounce-classes.js';
-import { MalformedPayload, addressOf, bareMessageId, joined, objectOf, textOf } from './relay-input.js';
+import { MalformedPayload, addressOf, joined, objectOf, textOf } from './relay-input.js';
+import { bareMessageId } from '../util/email.js';
 
 const { EventWebhook, EventWebhookHeader } = sendgridWebhook;
 

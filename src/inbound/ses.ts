@@ -6,7 +6,8 @@
 import { X509Certificate, verify } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { InboundEvent } from './intake.js';
-import { BadSignature, MalformedPayload, addressOf, bareMessageId, joined, objectOf, textOf } from './relay-input.js';
+import { BadSignature, MalformedPayload, addressOf, joined, objectOf, textOf } from './relay-input.js';
+import { bareMessageId } from '../util/email.js';
 
 /** The SNS message types this endpoint reads. */
 export type SnsType = 'Notification' | 'SubscriptionConfirmation' | 'UnsubscribeConfirmation';

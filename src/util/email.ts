@@ -25,3 +25,15 @@ export function mailtoAddress(address: string): string {
   const encode = (part: string) => Array.from(part, (c) => (MAILTO_PLAIN.test(c) ? c : encodeURIComponent(c))).join('');
   return at < 0 ? encode(address) : `${encode(address.slice(0, at))}@${encode(address.slice(at + 1))}`;
 }
+
+/**
+ * A Message-ID as a report, a provider or a transport gives it (`<id@host>`, `id@host`, with
+ * blanks around it, a lone bracket, or a second id after it) reduced to the bare `id@host`, the
+ * form our own Message-IDs are stored in; null when it names none. Linear time on any input: no
+ * class of either pattern can cross a `<` or `>`.
+ */
+export function bareMessageId(value: unknown): string | null {
+  const text = typeof value === 'number' && Number.isFinite(value) ? String(value) : typeof value === 'string' ? value : '';
+  const m = /<([^<>\s]+)>/.exec(text) ?? /^\s*<*([^<>\s]+)/.exec(text);
+  return m ? m[1] : null;
+}

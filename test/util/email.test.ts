@@ -4,7 +4,7 @@ import { Ajv } from 'ajv';
 import formats from 'ajv-formats';
 import fc from 'fast-check';
 import { Email } from '../../src/http/schemas.js';
-import { isEmail, mailtoAddress } from '../../src/util/email.js';
+import { bareMessageId, isEmail, mailtoAddress } from '../../src/util/email.js';
 
 // The routes' `Email` schema as Fastify compiles it (AJV with ajv-formats, full mode).
 const ajv = new Ajv();
@@ -64,5 +64,46 @@ describe('mailtoAddress', () => {
       }),
       { numRuns: 2000 },
     );
+  });
+});
+
+describe('bareMessageId', () => {
+  it('reduces a Message-ID as transports, relays and reports give it to the bare id@host', () => {
+    const cases: Array<[unknown, string | null]> = [
+      ['<a1.42@mail.example.com>', 'a1.42@mail.example.com'],
+      ['a1.42@mail.example.com', 'a1.42@mail.example.com'],
+      ['  <a1.42@mail.example.com>  ', 'a1.42@mail.example.com'],
+      ['<<a1.42@mail.example.com>>', 'a1.42@mail.example.com'],
+      ['<a1.42@mail.example.com', 'a1.42@mail.example.com'],
+      ['a1.42@mail.example.com>', 'a1.42@mail.example.com'],
+      ['<a1@x.example> <b2@y.example>', 'a1@x.example'],
+      ['a1@x.example (comment)', 'a1@x.example'],
+      [12345, '12345'],
+      ['', null],
+      ['   ', null],
+      ['<>', null],
+      [null, null],
+      [undefined, null],
+      [{ id: 'a@b' }, null],
+    ];
+    for (const [value, bare] of cases) assert.equal(bareMessageId(value), bare, String(value));
+  });
+
+  it('takes linear time on 100 KB adversarial texts', () => {
+    const n = 100 * 1024;
+    for (const text of [
+      '>'.repeat(n),
+      `${'>'.repeat(n)}x`,
+      '<'.repeat(n),
+      `<${'a'.repeat(n)}`,
+      '<a'.repeat(n / 2),
+      `${' '.repeat(n)}x`,
+      `<${' <a'.repeat(n / 3)}`,
+    ]) {
+      const started = performance.now();
+      bareMessageId(text);
+      const ms = performance.now() - started;
+      assert.ok(ms < 100, `${ms.toFixed(1)} ms on ${JSON.stringify(text.slice(0, 8))}…`);
+    }
   });
 });
