@@ -228,8 +228,9 @@ export async function parseInboundMail(raw: Buffer | string, envelopeTo: readonl
   if (feedback) {
     const fields = fieldGroups(feedback.content.toString('utf8'))[0] ?? new Map<string, string>();
     const type = (fields.get('feedback-type') ?? 'abuse').toLowerCase().trim();
+    // `[^<>]`: each `<` of a run of them is not read again to the end of the header.
     const email =
-      typedAddress(fields.get('original-rcpt-to')) ?? typedAddress(original.get('to')?.match(/<([^>]+)>/)?.[1] ?? original.get('to'));
+      typedAddress(fields.get('original-rcpt-to')) ?? typedAddress(original.get('to')?.match(/<([^<>]+)>/)?.[1] ?? original.get('to'));
     if (fields.get('original-mail-from')) verp.push(fields.get('original-mail-from')!);
     const recipients = [{ email, type: null, status: null, reason: `feedback-type: ${type}` }];
     return { kind: NOT_COMPLAINTS.has(type) ? 'ignored' : 'complaint', recipients, verp: clean(verp), messageId };

@@ -4,8 +4,7 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { InboundEvent } from './intake.js';
-import { MalformedPayload, addressOf, joined, objectOf, textOf } from './relay-input.js';
-import { bareMessageId } from '../util/email.js';
+import { MalformedPayload, addressOf, bareMessageId, joined, objectOf, textOf } from './relay-input.js';
 
 /**
  * True when an `Authorization` header carries exactly `expected` (`user:password`) as basic auth.
@@ -52,7 +51,8 @@ export function originalMessageId(content: unknown): string | null {
   const rest = split ? content.slice(split.index) : '';
   const find = (block: string) => {
     for (const line of headerLines(block)) {
-      const m = /^message-id:\s*(.+)$/i.exec(line);
+      // `\S` first: the blanks are read by `\s*` alone (a line ending in a lone CR would be quadratic).
+      const m = /^message-id:\s*(\S.*)$/i.exec(line);
       if (m) return bareMessageId(m[1]);
     }
     return null;
