@@ -11,8 +11,8 @@ import { trackingLinks } from '../delivery/tracking.js';
 import { MAIL_KINDS } from '../mail-kinds.js';
 import { unsubscribeEmail } from '../modules/unsubscribes/unsubscribes.suppression.js';
 import { recordSoftBounce, suppressAddress, type AccountAddress } from '../queue/bounced-addresses.js';
-import { recordBounced, recordComplaint } from '../ledger/engagement.js';
-import { isEmail } from '../util/email.js';
+import { record } from '../ledger/ledger.js';
+import { bareMessageId, isEmail } from '../util/email.js';
 import { isoMicros } from '../util/time.js';
 
 /** Where an event came from (its log line and metric label). */
@@ -80,16 +80,6 @@ interface NamedMessage {
   email: string;
 }
 
-/** A Message-ID as compared: without the angle brackets and surrounding blanks. */
-export function bareMessageId(value: string): string {
-  // `(?<!>)`: a run of `>` is read once from its start, not again from each of its characters.
-  return value
-    .trim()
-    .replace(/^<+/, '')
-    .replace(/(?<!>)>+$/, '')
-    .trim();
-}
-
 /**
  * The message an event names: the VERP token (an address `local+token@domain` or the token alone)
  * when it is genuine, else our `Message-ID` (stored without angle brackets; compared with or
@@ -108,7 +98,7 @@ async function findNamedMessage(deps: AppDeps, event: InboundEvent): Promise<Nam
   }
   if (event.messageId) {
     const bare = bareMessageId(event.messageId);
-    if (bare === '' || bare.length > 998) return undefined;
+    if (!bare || bare.length > 998) return undefined;
     const row = await db
       .selectFrom('mail_messages')
       .select(['id', 'user_id', 'email'])
@@ -119,7 +109,7 @@ async function findNamedMessage(deps: AppDeps, event: InboundEvent): Promise<Nam
     // Ours end in `.<row id>@<host>`: a copy whose case was changed on the way still names its row.
     const m = /\.(\d{1,15})@[^@]+$/.exec(bare);
     const candidate = m ? await byId(Number(m[1])) : undefined;
-    if (candidate?.message_id && bareMessageId(candidate.message_id).toLowerCase() === bare.toLowerCase())
+    if (candidate?.message_id && bareMessageId(candidate.message_id)?.toLowerCase() === bare.toLowerCase())
       return { id: Number(candidate.id), user_id: candidate.user_id, email: candidate.email };
   }
   return undefined;
@@ -140,14 +130,15 @@ async function firstTime(trx: Db, eventKey: string | null | undefined, now: Date
 /** The effects of an event on a matched message, in the caller's transaction. Returns whether it counted. */
 async function applyToMessage(trx: Db, event: InboundEvent, message: NamedMessage, now: Date): Promise<boolean> {
   const detail = event.reason ?? null;
+  const ctx = { kinds: MAIL_KINDS, now };
   if (event.kind === 'complaint') {
-    const counted = await recordComplaint(trx, MAIL_KINDS, message.id, { now, detail });
+    const [counted] = await record(trx, ctx, [{ type: 'complained', id: message.id, detail }]);
     if (counted && isEmail(counted.email.trim()))
       await unsubscribeEmail(trx, counted.user_id, counted.email, null, { now, contactId: counted.contact_id });
-    return counted !== undefined;
+    return counted !== null;
   }
-  const bounced = await recordBounced(trx, MAIL_KINDS, [{ id: message.id, type: event.type ?? 'soft', detail }], { now, after: 'accept' });
-  return bounced.length > 0;
+  const [bounced] = await record(trx, ctx, [{ type: 'bounced', id: message.id, after: 'accept', bounce: event.type ?? 'soft', detail }]);
+  return bounced !== null;
 }
 
 /** The effects of an event reported for an address of the account without naming a message. */

@@ -4,7 +4,8 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { InboundEvent } from './intake.js';
-import { MalformedPayload, addressOf, bareMessageId, joined, objectOf, textOf } from './relay-input.js';
+import { MalformedPayload, addressOf, joined, objectOf, textOf } from './relay-input.js';
+import { bareMessageId } from '../util/email.js';
 
 /**
  * True when an `Authorization` header carries exactly `expected` (`user:password`) as basic auth.

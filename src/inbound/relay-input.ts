@@ -31,17 +31,6 @@ export function joined(...parts: unknown[]): string | null {
   return texts.length ? [...new Set(texts)].join(' ') : null;
 }
 
-/**
- * A Message-ID as providers report it (`<id@host>`, `id@host`, with spaces or a second id after it)
- * reduced to the bare `id@host`, the form our own Message-IDs are built in; null when it names none.
- */
-export function bareMessageId(value: unknown): string | null {
-  const t = textOf(value);
-  if (!t) return null;
-  const m = /<([^<>\s]+)>/.exec(t) ?? /^([^<>\s]+)/.exec(t);
-  return m ? m[1] : null;
-}
-
 /** An email address as reported (`Name <a@b>` or `a@b`), trimmed; null when it is not one. */
 export function addressOf(value: unknown): string | null {
   const t = textOf(value);
