@@ -7,12 +7,12 @@ import { hrefsOf } from '../modules/clicks.helpers.js';
 import { createSend, group, sendForm, typeWith, verifiedSender, type SendsContext } from '../modules/single-sends.helpers.js';
 import { act, automationWith } from '../modules/automations-delivery.helpers.js';
 import { postMail, reportOf, sendTo, setupBounces, type SentMessage } from '../inbound/bounces.helpers.js';
-import { addEndpoint, changeEndpoint, deliveriesOf, eventsSince, lastEventId } from './events.helpers.js';
+import { addEndpoint, changeEndpoint, deliveriesOf, eventsSince, lastEventId } from '../events/events.helpers.js';
 
 const DESIGN = `<html><body><p>Hi ((first_name))</p>
 <p><a href="https://shop.example.com/spring?who=((first_name))&amp;c=1">Shop</a></p></body></html>`;
 
-describe('message events: each engagement door writes its webhook event in its transaction', () => {
+describe("message events: the ledger writes each event's webhook event in its producer's transaction", () => {
   let t: SendsContext & { sink: SmtpSink };
   let links: ReturnType<typeof trackingLinks>;
   let endpointA: number;
