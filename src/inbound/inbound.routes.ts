@@ -54,6 +54,7 @@ const schema = {
     ),
     413: FailedText,
     415: FailedText,
+    422: FailedText,
     500: FailedText,
   },
 };

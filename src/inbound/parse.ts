@@ -8,6 +8,7 @@
 import { createHash } from 'node:crypto';
 import { MailParser, simpleParser, type AddressObject, type Attachment, type ParsedMail } from 'mailparser';
 import { classifyBounce, type BounceType } from '../delivery/bounce-classes.js';
+import { AppError } from '../http/errors.js';
 import { BOUNCE_TEXTS, QUOTED_MESSAGE_ID, QUOTED_RETURN_PATH } from './bounce-texts.js';
 import type { InboundEvent, InboundSource } from './intake.js';
 
@@ -34,9 +35,24 @@ export interface InboundReport {
   messageId: string | null;
 }
 
-/** What the parser is asked for: no HTML conversions, no link detection (none is read). */
+/**
+ * The most MIME parts (nested ones included) a message may have. A DSN has four or five, with the
+ * returned message's own; the cap keeps deep nesting (1,000 `multipart/mixed` in one another) away
+ * from the parser's tree and from the walk of it below.
+ */
+export const MAX_MIME_PARTS = 100;
+
+/** A message the MIME parser gives up on (too many parts, an oversized header block, …): 422, so a relay does not send it again. */
+export class UnreadableMail extends AppError {
+  constructor(reason: string) {
+    super(422, `The message cannot be read: ${reason}.`);
+  }
+}
+
+/** What the parser is asked for: no HTML conversions, no link detection (none is read); at most MAX_MIME_PARTS parts. */
 const PARSER_OPTIONS = {
   keepDeliveryStatus: true,
+  maxChildNodes: MAX_MIME_PARTS,
   skipHtmlToText: true,
   skipTextToHtml: true,
   skipTextLinks: true,
@@ -89,6 +105,16 @@ function returnedHeaders(part: Attachment | undefined): Map<string, string> {
   return fieldGroups(end < 0 ? text : text.slice(0, end))[0] ?? new Map();
 }
 
+/** Runs the MIME parser; its failures (all of them caused by the message) become UnreadableMail. */
+async function readMime<T>(parse: () => Promise<T>): Promise<T> {
+  try {
+    return await parse();
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    throw new UnreadableMail(/child nodes/i.test(message) ? `it has more than ${MAX_MIME_PARTS} MIME parts` : message.replace(/\.$/, ''));
+  }
+}
+
 /** A node of mailparser's MIME tree (its internal shape: `headers` and `children`; `showMeta` marks an embedded message's root). */
 interface TreeNode {
   headers?: Map<string, unknown>;
@@ -116,11 +142,14 @@ async function inlineReturnedHeaders(raw: Buffer | string): Promise<Map<string, 
     d.content?.on('end', () => d.release?.());
     d.content?.resume();
   });
-  await new Promise<void>((resolve, reject) => {
-    parser.on('end', resolve);
-    parser.on('error', reject);
-    parser.end(raw);
-  });
+  await readMime(
+    () =>
+      new Promise<void>((resolve, reject) => {
+        parser.on('end', resolve);
+        parser.on('error', reject);
+        parser.end(raw);
+      }),
+  );
   const find = (node: TreeNode | undefined): TreeNode | undefined =>
     !node ? undefined : node.showMeta && node.headers ? node : (node.children ?? []).map(find).find(Boolean);
   const headers = find((parser as unknown as { tree?: TreeNode }).tree)?.headers;
@@ -204,10 +233,11 @@ function fromBounceText(subject: string, text: string): ReportedRecipient[] {
 
 /**
  * Parses one raw message. `envelopeTo` are the SMTP envelope recipients when it came through the
- * listener: the VERP address it was sent to, the strongest name of the message.
+ * listener: the VERP address it was sent to, the strongest name of the message. Throws
+ * UnreadableMail when the MIME parser gives up on it.
  */
 export async function parseInboundMail(raw: Buffer | string, envelopeTo: readonly string[] = []): Promise<InboundReport> {
-  const mail = await simpleParser(raw, PARSER_OPTIONS);
+  const mail = await readMime(() => simpleParser(raw, PARSER_OPTIONS));
   const attachments = mail.attachments ?? [];
   const status = attachments.find((a) => DELIVERY_STATUS.has(a.contentType));
   const feedback = attachments.find((a) => a.contentType === FEEDBACK_REPORT);

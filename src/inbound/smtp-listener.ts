@@ -2,12 +2,14 @@
  * The inbound SMTP listener (`INBOUND_SMTP_PORT`, on `HOST`): receives the bounces and complaints
  * sent to the bounce address's domain (the VERP addresses `bounces+<token>@domain`) and takes in
  * each message as `POST /inbound/email/<token>` does. Mail for any other domain is refused at
- * RCPT TO; a failure to take a message in answers 451, so the sending server tries again.
+ * RCPT TO; a message that cannot be read as MIME is refused for good (554), any other failure to
+ * take a message in answers 451, so the sending server tries again.
  */
 import { SMTPServer, type SMTPServerAddress } from 'smtp-server';
 import type { AddressInfo } from 'node:net';
 import type { AppDeps } from '../deps.js';
 import { takeInMail } from './inbound.service.js';
+import { UnreadableMail } from './parse.js';
 
 /** The largest message taken in (a DSN returns at most the original's headers or a copy of it). */
 export const MAX_INBOUND_BYTES = 10 * 1024 * 1024;
@@ -61,6 +63,10 @@ export async function startInboundSmtp(deps: AppDeps, port = deps.config.inbound
         ).then(
           () => cb(),
           (err) => {
+            if (err instanceof UnreadableMail) {
+              deps.log.info({ reason: err.message }, 'inbound SMTP: message refused, it cannot be read');
+              return cb(reply(554, `5.6.0 ${err.message}`));
+            }
             deps.log.error({ err }, 'inbound SMTP: message not taken in; the sender will try again');
             cb(reply(451, '4.3.0 Temporary failure, try again later'));
           },

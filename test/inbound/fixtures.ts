@@ -18,3 +18,10 @@ export function fixture(name: string, v: FixtureValues): Buffer {
     .replaceAll('{{FROM}}', v.from ?? 'news@acme.example');
   return Buffer.from(text.replace(/\r?\n/g, '\r\n'));
 }
+
+/** A message of `depth` `multipart/mixed` parts, each nested in the one before, around one text part. */
+export function nestedMultipart(depth: number): Buffer {
+  let part = 'Content-Type: text/plain\r\n\r\nThis is the qmail-send program.\r\n';
+  for (let i = depth; i > 0; i--) part = `Content-Type: multipart/mixed; boundary="b${i}"\r\n\r\n--b${i}\r\n${part}\r\n--b${i}--\r\n`;
+  return Buffer.from(`From: MAILER-DAEMON@mail.example.org\r\nSubject: failure notice\r\nMIME-Version: 1.0\r\n${part}`);
+}

@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import type { SmtpSink } from '../support/smtp-sink.js';
 import type { SendsContext } from '../modules/single-sends.helpers.js';
 import { postMail, setupBounces } from './bounces.helpers.js';
-import { fixture } from './fixtures.js';
+import { fixture, nestedMultipart } from './fixtures.js';
 
 const NAMES = ['postfix-dsn-user-unknown', 'gmail-dsn', 'exchange-dsn', 'arf-abuse', 'exim-text', 'qmail-text', 'dsn-delayed'];
 
@@ -45,5 +45,11 @@ describe('POST /inbound/email/<token>: malformed bodies never fail the server', 
       }),
       { numRuns: 150 },
     );
+  });
+
+  test('1,000 nested multipart/mixed parts: 422 with the reason, so a relay does not send it again', async () => {
+    const r = await postMail(t, nestedMultipart(1000));
+    assert.equal(r.status, 422, r.text);
+    assert.deepEqual(r.body, { status: 'failed', errors: 'The message cannot be read: it has more than 100 MIME parts.' });
   });
 });

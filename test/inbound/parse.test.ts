@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { classifyBounce } from '../../src/delivery/bounce-classes.js';
-import { parseInboundMail, reportEvents } from '../../src/inbound/parse.js';
-import { fixture } from './fixtures.js';
+import { MAX_MIME_PARTS, parseInboundMail, reportEvents, UnreadableMail } from '../../src/inbound/parse.js';
+import { fixture, nestedMultipart } from './fixtures.js';
 
 const V = { rcpt: 'tom@example.com', verp: 'bounces+1f-0123456789abcdef@mail.example.test', messageId: 'AbCdEf.31@mail.example.test' };
 
@@ -57,6 +57,18 @@ describe('inbound parsing: DSNs, ARF reports and the common bounce texts', () =>
       const report = await parseInboundMail(raw);
       assert.ok(['bounce', 'ignored'].includes(report.kind));
     }
+  });
+
+  test(`more than ${MAX_MIME_PARTS} MIME parts (1,000 nested multipart/mixed) is UnreadableMail, a 422 that says why`, async () => {
+    await assert.rejects(parseInboundMail(nestedMultipart(1000)), (err: unknown) => {
+      assert.ok(err instanceof UnreadableMail);
+      assert.equal(err.statusCode, 422);
+      assert.equal(err.message, `The message cannot be read: it has more than ${MAX_MIME_PARTS} MIME parts.`);
+      return true;
+    });
+    await assert.rejects(parseInboundMail(nestedMultipart(MAX_MIME_PARTS)), UnreadableMail);
+    // A few levels, as a bounce that returns a multipart message has, are read as before.
+    assert.equal((await parseInboundMail(nestedMultipart(10))).kind, 'ignored');
   });
 });
 

@@ -5,6 +5,7 @@ import { startInboundSmtp, type InboundSmtp } from '../../src/inbound/smtp-liste
 import type { SmtpSink } from '../support/smtp-sink.js';
 import type { SendsContext } from '../modules/single-sends.helpers.js';
 import { countersOf, postMail, reportOf, sendTo, setupBounces, suppressionsOf } from './bounces.helpers.js';
+import { nestedMultipart } from './fixtures.js';
 
 describe('the inbound SMTP listener', () => {
   let t: SendsContext & { sink: SmtpSink };
@@ -61,6 +62,14 @@ describe('the inbound SMTP listener', () => {
     const [m] = await sendTo(t, t.a, ['smtp.angry@example.com']);
     await deliver(reportOf('arf-abuse', m), 'bounces@mail.example.test');
     assert.deepEqual(await countersOf(t, m.sendId), { delivered: 1, bounces: 0, hard_bounces: 0, soft_bounces: 0, spam_reports: 1 });
+  });
+
+  test('a message of 1,000 nested multipart/mixed parts is refused for good (554 5.6.0), not deferred', async () => {
+    await assert.rejects(deliver(nestedMultipart(1000), 'bounces@mail.example.test'), (err: Error & { responseCode?: number }) => {
+      assert.equal(err.responseCode, 554);
+      assert.match(err.message, /5\.6\.0 The message cannot be read: it has more than 100 MIME parts/);
+      return true;
+    });
   });
 
   test('mail for another domain is refused at RCPT TO', async () => {
