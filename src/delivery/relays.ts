@@ -1,72 +1,22 @@
 import { performance } from 'node:perf_hooks';
-import { sql } from 'kysely';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Database, Db } from '../db/index.js';
-import { engineOf, epochMsNow } from '../db/dialect.js';
+import {
+  ensureRelays,
+  pauseRelay,
+  PAUSE_FIRST_MS,
+  readRelays,
+  resumeRelay,
+  spendRelayTurns,
+  takeRelayTurn,
+  type RelayRow,
+} from './relay-state.js';
+import { cameLate, Gate, lanesFor, RelayWaitAborted, sleep } from './relay-pacing.js';
 import { TransportError, type MailMessage, type Relay, type SendResult, type Transport } from './transport.js';
 
-/** The first pause of a relay that throttles or cannot be reached; each pause in a row doubles it. */
-export const PAUSE_FIRST_MS = 1000;
-/** The longest pause. */
-export const PAUSE_MAX_MS = 5 * 60_000;
-/**
- * Slots are spaced for 10% under the configured rate: a message sent late (a busy event loop, a
- * slow connection, a relay that answers in bursts) then still lands within the promised windows
- * (`rate` + 1 messages in any second) instead of next to the following slot. A first version kept
- * 1% of room; on a loaded machine two workers at 20/s then put 22 messages into one second at the
- * relay (the CI run caught it), so the never-exceed promise now wins over the last 9% of throughput.
- */
-export const RATE_MARGIN = 0.9;
-/**
- * How late after its slot a message may still start at `rate`. Slots are `S = 1000 / (rate ×
- * RATE_MARGIN)` ms apart, so at most ⌊1000 / S⌋ + 1 slots fall in a second; starts up to `late`
- * after their slot keep that count while late < S × (⌊1000 / S⌋ + 1) − 1000 (10 ms at 20/s, 5 ms at
- * 200/s); 80% of it, and the rest of the promised room goes to the messages in flight (`lanesFor`).
- */
-export function lateMsFor(rate: number): number {
-  const slot = 1000 / (rate * RATE_MARGIN);
-  return 0.8 * (slot * (Math.floor(1000 / slot) + 1) - 1000);
-}
-
-/**
- * How many messages one worker has with a rate-limited relay at once: a message that stalls (a
- * connection being opened, a slow answer) reaches the relay together with those sent after it, so
- * the messages in flight are what can bunch up. The margin leaves `rate × (1 − RATE_MARGIN)`
- * messages of room in a second (2 at 20/s, 20 at 200/s), shared by two workers: 1 lane each at
- * 20/s, 10 at 200/s. The next message of a full worker takes its slot only when one is accepted.
- */
-export function lanesFor(rate: number): number {
-  return Math.max(1, Math.floor((rate * (1 - RATE_MARGIN)) / 2));
-}
-
-/** Waits for a free lane of a rate-limited relay (see `lanesFor`). */
-function enterLane(k: Known, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (k.busy < k.lanes) {
-      k.busy++;
-      return resolve();
-    }
-    const go = () => {
-      signal.removeEventListener('abort', abort);
-      k.busy++;
-      resolve();
-    };
-    const abort = () => {
-      const i = k.waiting.indexOf(go);
-      if (i >= 0) k.waiting.splice(i, 1);
-      reject(new RelayWaitAborted());
-    };
-    k.waiting.push(go);
-    signal.addEventListener('abort', abort, { once: true });
-  });
-}
-
-/** Frees a lane for the next waiting message. */
-function leaveLane(k: Known): void {
-  k.busy--;
-  k.waiting.shift()?.();
-}
+export { PAUSE_FIRST_MS, PAUSE_MAX_MS } from './relay-state.js';
+export { RelayWaitAborted } from './relay-pacing.js';
 
 /** How stale a worker's view of the relays' pauses may get before it reads them again. */
 const REFRESH_MS = 1000;
@@ -80,9 +30,6 @@ export class RelaysPaused extends Error {
     super(`every relay is paused (${lastError})`);
   }
 }
-
-/** The worker stopped while the message waited for a relay: it was not handed to any server. */
-export class RelayWaitAborted extends Error {}
 
 /** A message accepted by a relay: `relay` names it when the transport has several (else null). */
 export interface RelaySent extends SendResult {
@@ -105,6 +52,7 @@ interface RelayMetrics {
   sent: Counter<'relay'>;
   deferred: Counter<'relay' | 'reason'>;
   pauses: Counter<'relay'>;
+  lateTurns: Counter<'relay'>;
 }
 
 const byRegistry = new WeakMap<Registry, RelayMetrics>();
@@ -148,99 +96,29 @@ function relayMetrics(registry: Registry, db: Db, relays: readonly Relay[]): Rel
       labelNames: ['relay'] as const,
       registers: [registry],
     }),
+    lateTurns: new Counter({
+      name: 'relay_late_messages_total',
+      help: 'Messages of a rate-limited relay accepted more than an interval after their turn, each of which used up one more turn, by relay.',
+      labelNames: ['relay'] as const,
+      registers: [registry],
+    }),
   };
   byRegistry.set(registry, m);
   return m;
 }
 
-/** A relay row with the database's clock at the time of reading. */
-interface RelayRow {
-  name: string;
-  next_at: number;
-  paused_until: number;
-  pause_ms: number;
-  now: number;
-}
-
-const numeric = (r: RelayRow): RelayRow => ({
-  name: r.name,
-  next_at: Number(r.next_at),
-  paused_until: Number(r.paused_until),
-  pause_ms: Number(r.pause_ms),
-  now: Number(r.now),
-});
-
-/** The shared state of the named relays, with the database's time. */
-async function readRelays(db: Db, names: string[]): Promise<RelayRow[]> {
-  const { rows } = await sql<RelayRow>`
-    select name, next_at, paused_until, pause_ms, ${epochMsNow(engineOf(db))} as now
-    from relays where name in (${sql.join(names)})`.execute(db);
-  return rows.map(numeric);
-}
-
-/**
- * Takes the relay's next sending slot (GCRA): one conditional update moves `next_at` on by one
- * interval from the later of itself and now, unless the relay is paused. Returns the row after
- * the update (the slot is `next_at - interval`), or undefined when the relay is paused.
- */
-async function takeSlot(db: Db, name: string, intervalMs: number): Promise<RelayRow | undefined> {
-  const now = epochMsNow(engineOf(db));
-  const { rows } = await sql<RelayRow>`
-    update relays set next_at = (case when next_at > ${now} then next_at else ${now} end) + ${intervalMs}
-    where name = ${name} and paused_until <= ${now}
-    returning name, next_at, paused_until, pause_ms, ${now} as now`.execute(db);
-  return rows[0] && numeric(rows[0]);
-}
-
-/**
- * Pauses a relay that is not paused yet: 1 s after it worked, else twice its last pause, at most
- * 5 min. Returns the row when this call began a pause (undefined: someone else's pause holds).
- */
-async function pauseRelay(db: Db, name: string): Promise<RelayRow | undefined> {
-  const now = epochMsNow(engineOf(db));
-  const next = sql<number>`(case when pause_ms = 0 then ${PAUSE_FIRST_MS} when pause_ms * 2 > ${PAUSE_MAX_MS} then ${PAUSE_MAX_MS} else pause_ms * 2 end)`;
-  const { rows } = await sql<RelayRow>`
-    update relays set pause_ms = ${next}, paused_until = ${now} + ${next}
-    where name = ${name} and paused_until <= ${now}
-    returning name, next_at, paused_until, pause_ms, ${now} as now`.execute(db);
-  return rows[0] && numeric(rows[0]);
-}
-
-/** Marks a relay as working again after its pause; true for the one caller that did. */
-async function resumeRelay(db: Db, name: string): Promise<boolean> {
-  const now = epochMsNow(engineOf(db));
-  const { rows } =
-    await sql`update relays set pause_ms = 0 where name = ${name} and pause_ms > 0 and paused_until <= ${now} returning name`.execute(db);
-  return rows.length > 0;
-}
-
-/** Sleeps `ms` real milliseconds; an abort ends it with `RelayWaitAborted`. */
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(new RelayWaitAborted());
-    const done = () => {
-      signal.removeEventListener('abort', abort);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    const abort = () => {
-      clearTimeout(timer);
-      reject(new RelayWaitAborted());
-    };
-    signal.addEventListener('abort', abort, { once: true });
-  });
-}
-
 /** What one worker knows of a relay, in its own monotonic time (`performance.now()`). */
 interface Known {
   relay: Relay;
+  /** The time between two turns (1000 / rate ms), and how late a message may take its turn; null: unlimited. */
   intervalMs: number | null;
-  /** How late after its slot a message may still start (see `lateMsFor`). */
-  lateMs: number;
-  /** Messages of this worker with a rate-limited relay at once, at most (see `lanesFor`), and now. */
-  lanes: number;
-  busy: number;
-  waiting: Array<() => void>;
+  toleranceMs: number;
+  /** This worker's messages with the relay, from their turn until accepted (see `lanesFor`). */
+  lanes: Gate;
+  /** One of them asks the database for a turn at a time: a worker never races itself for one. */
+  asking: Gate;
+  /** How long after their turns the relay accepted this worker's last messages (see `cameLate`). */
+  delays: number[];
   nextAt: number;
   pausedUntil: number;
   pauseMs: number;
@@ -249,10 +127,11 @@ interface Known {
 /**
  * The dispatcher of a queue worker. A transport without relays (outbox, a test's transport) is
  * used as it is. With relays, the state each relay shares with every worker lives in its row of
- * `relays`: a rate-limited relay costs one conditional update per message (its slot); pauses are
- * read again at most every second (and at once when an update finds the relay paused). The rate
- * and pauses are real time, read from the database's clock (the same for every worker on it), not
- * from `deps.clock`: they are physical limits of a server, not schedules.
+ * `relays`: a rate-limited relay costs one conditional update per message (its GCRA turn, taken
+ * at the moment the message goes), plus a read when another worker took the turn first; pauses
+ * are read again at most every second (and at once when an update finds the relay paused). The
+ * rate and pauses are real time, read from the database's clock (the same for every worker on
+ * it), not from `deps.clock`: they are physical limits of a server, not schedules.
  */
 export function relayDispatcher(
   deps: { transport: Transport; database: Database; log: FastifyBaseLogger; metrics: Registry },
@@ -273,9 +152,14 @@ export function relayDispatcher(
   const metrics = relayMetrics(deps.metrics, db, relays);
   const known = new Map<string, Known>(
     relays.map((relay) => {
-      const intervalMs = relay.rate ? 1000 / (relay.rate * RATE_MARGIN) : null;
-      const [lateMs, lanes] = relay.rate ? [lateMsFor(relay.rate), lanesFor(relay.rate)] : [0, Infinity];
-      return [relay.name, { relay, intervalMs, lateMs, lanes, busy: 0, waiting: [], nextAt: 0, pausedUntil: 0, pauseMs: 0 }];
+      // A tolerance of one interval: see `takeRelayTurn`.
+      const intervalMs = relay.rate ? 1000 / relay.rate : null;
+      const toleranceMs = intervalMs ?? 0;
+      const lanes = new Gate(relay.rate ? lanesFor(relay.rate) : Infinity);
+      return [
+        relay.name,
+        { relay, intervalMs, toleranceMs, lanes, asking: new Gate(1), delays: [], nextAt: 0, pausedUntil: 0, pauseMs: 0 },
+      ];
     }),
   );
   let refreshedAt = -Infinity;
@@ -292,18 +176,13 @@ export function relayDispatcher(
     k.pauseMs = row.pause_ms;
   };
   const refresh = async () => {
-    ready ??= db
-      .insertInto('relays')
-      .values(names.map((name) => ({ name })))
-      .onConflict((oc) => oc.column('name').doNothing())
-      .execute()
-      .then(
-        () => undefined,
-        (err) => {
-          ready = null;
-          throw err;
-        },
-      );
+    ready ??= ensureRelays(db, names).then(
+      () => undefined,
+      (err) => {
+        ready = null;
+        throw err;
+      },
+    );
     await ready;
     for (const row of await readRelays(db, names)) learn(row);
     refreshedAt = performance.now();
@@ -316,6 +195,46 @@ export function relayDispatcher(
     const free = up.filter((k) => k.intervalMs === null || k.nextAt <= now);
     if (free.length > 0) return free[turn++ % free.length];
     return up.reduce((a, b) => (b.nextAt < a.nextAt ? b : a));
+  };
+
+  /**
+   * Waits for the relay's turn and takes it, at the moment the message is to go: the database
+   * decides (one conditional update), so the workers' clocks never matter, and a worker that wakes
+   * a little late still gets its turn (the tolerance). Returns when the turn was, in this
+   * process's time, or null when the relay turned out paused.
+   */
+  const takeTurn = async (k: Known, signal: AbortSignal): Promise<number | null> => {
+    await k.asking.enter(signal);
+    try {
+      for (let missed = false; ; missed = true) {
+        // After a miss, at least a millisecond: the local view of the database's clock is an estimate.
+        const wait = Math.max(k.nextAt - performance.now(), missed ? 1 : 0);
+        if (wait > 0) await sleep(wait, signal);
+        const row = await takeRelayTurn(db, k.relay.name, { intervalMs: k.intervalMs!, toleranceMs: k.toleranceMs });
+        if (row) {
+          learn(row);
+          // The turn taken is the one before the new next turn.
+          return k.nextAt - k.intervalMs!;
+        }
+        // Another worker took this turn, or paused the relay: read where it stands.
+        await refresh();
+        if (k.pausedUntil > performance.now()) return null;
+      }
+    } finally {
+      k.asking.leave();
+    }
+  };
+
+  /**
+   * After a message was accepted `delayMs` after its turn. One that came late (a connection being
+   * opened, a stall of the event loop) reached the relay among the messages of later turns, which
+   * went on meanwhile: it also uses up the next turn, so that every window at the relay that holds
+   * it also holds one turn fewer, and none holds more than the rate allows.
+   */
+  const accepted = async (k: Known, delayMs: number) => {
+    if (!cameLate(k.delays, delayMs, k.intervalMs!)) return;
+    metrics.lateTurns.inc({ relay: k.relay.name });
+    await spendRelayTurns(db, k.relay.name, { intervalMs: k.intervalMs!, turns: 1 });
   };
 
   /** Pauses a relay that throttled or could not be reached (or learns the pause another worker began). */
@@ -353,27 +272,18 @@ export function relayDispatcher(
           throw new RelaysPaused(Math.max(0, Math.ceil(until - now)), lastError);
         }
         const limited = k.intervalMs !== null;
-        if (limited) await enterLane(k, signal);
+        if (limited) await k.lanes.enter(signal);
         try {
-          if (limited) {
-            const asked = performance.now();
-            const row = await takeSlot(db, k.relay.name, k.intervalMs!);
-            if (!row) {
-              // Paused by another worker since this one last looked.
-              await refresh();
-              continue;
-            }
-            learn(row);
-            const slotAt = asked + (row.next_at - k.intervalMs! - row.now);
-            const wait = slotAt - performance.now();
-            if (wait > 0) await sleep(wait, signal);
-            // Woken too late (a busy event loop): sending now would land next to the next slots'
-            // messages. The slot is given up (capacity lost, never the rate broken) and a new one taken.
-            if (performance.now() - slotAt > k.lateMs) continue;
-          }
+          const turnAt = limited ? await takeTurn(k, signal) : null;
+          // Paused by another worker since this one last looked.
+          if (limited && turnAt === null) continue;
           onHand();
           const result = await transport.send(message, k.relay.name);
           metrics.sent.inc({ relay: k.relay.name });
+          if (turnAt !== null)
+            await accepted(k, performance.now() - turnAt).catch((e) =>
+              log.warn({ err: e, worker: workerId, relay: k.relay.name }, 'late turns not spent'),
+            );
           // The message is accepted: a failure to record the resume must not make it look failed.
           if (k.pauseMs > 0)
             await resumed(k).catch((e) => log.warn({ err: e, worker: workerId, relay: k.relay.name }, 'relay resume not recorded'));
@@ -385,7 +295,7 @@ export function relayDispatcher(
           // leaves this worker's own view paused, and the message goes on.
           await paused(k, err).catch((e) => log.warn({ err: e, worker: workerId, relay: k.relay.name }, 'relay pause not recorded'));
         } finally {
-          if (limited) leaveLane(k);
+          if (limited) k.lanes.leave();
         }
       }
     },

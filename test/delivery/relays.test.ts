@@ -234,11 +234,17 @@ describe('a relay rate shared through the database', () => {
     };
     const measured = (arrivals.length - 1) / ((arrivals[arrivals.length - 1] - arrivals[0]) / 1000);
     assert.deepEqual(tallyRecipients(await sink.counts(), emails), { missed: 0, duplicated: 0, unexpected: 0 });
-    console.error("most", most(1000), most(3000), measured);
     assert.ok(most(1000) <= RATE + 1, `at most ${RATE + 1} in any second: ${most(1000)}`);
     assert.ok(most(3000) <= 3 * RATE + 1, `at most ${3 * RATE + 1} in any 3 s: ${most(3000)}`);
-    // Slots keep 10% of room (RATE_MARGIN): the rate is used, short of that room.
-    assert.ok(measured > RATE * 0.8, `the rate is used: ${measured.toFixed(1)}/s`);
+    // The turns are the rate's own (not 0.9 of it): the messages, with the turns used up by
+    // messages that reached the relay late (on a loaded machine), fill it.
+    const late =
+      (await t.app.deps.metrics.getSingleMetric('relay_late_messages_total')?.get())?.values.reduce((n, v) => n + v.value, 0) ?? 0;
+    const seconds = (arrivals[arrivals.length - 1] - arrivals[0]) / 1000;
+    assert.ok(
+      (arrivals.length - 1 + late) / seconds > RATE * 0.95,
+      `the rate is used: ${measured.toFixed(1)}/s sent, and ${(late / seconds).toFixed(1)}/s of turns used up by late messages`,
+    );
   });
 });
 
