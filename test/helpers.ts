@@ -18,21 +18,23 @@ import { startJobs, type JobsOptions } from '../src/lanes.js';
 import type { MailLaneOptions } from '../src/jobs/mail.lane.js';
 import { MAIL_KINDS } from '../src/mail-kinds.js';
 import type { MailKinds, Renderer } from '../src/queue/queue.types.js';
-import type { Clock } from '../src/util/clock.js';
+import { systemClock, testClock, type Clock } from '../src/util/clock.js';
 import { OpenApiCheck, type OpenApiDocument } from './support/openapi-check.js';
 
 /** The database the suite runs on: PostgreSQL when DATABASE_URL says so, else SQLite. */
 export const ENGINE = /^postgres/.test(process.env.DATABASE_URL ?? '') ? 'postgres' : 'sqlite';
 
 /**
- * A fresh, migrated database for one test file: in-memory SQLite, or a new PostgreSQL database
- * created on the DATABASE_URL server and dropped by `drop()`.
+ * A fresh, migrated database for one test file: in-memory SQLite (or the SQLite file `sqliteFile`,
+ * which the caller removes), or a new PostgreSQL database created on the DATABASE_URL server and
+ * dropped by `drop()`.
  */
-export async function freshDatabase(): Promise<{ database: Database; url: string; drop: () => Promise<void> }> {
+export async function freshDatabase(sqliteFile?: string): Promise<{ database: Database; url: string; drop: () => Promise<void> }> {
   if (ENGINE === 'sqlite') {
-    const database = createDb('sqlite::memory:');
+    const url = sqliteFile ? `sqlite:${sqliteFile}` : 'sqlite::memory:';
+    const database = createDb(url);
     await migrateToLatest(database.db);
-    return { database, url: 'sqlite::memory:', drop: () => database.close() };
+    return { database, url, drop: () => database.close() };
   }
   const adminUrl = process.env.DATABASE_URL!;
   const name = `t_${process.pid}_${randomBytes(4).toString('hex')}`;
@@ -163,10 +165,18 @@ export class Client {
 
 export interface TestContext {
   app: App;
+  /** The app's dependencies (config, database, transport, clock, log), for engine calls and job runners. */
+  deps: App['deps'];
   database: Database;
   config: Config;
+  /** Where the engine reads the time: the test clock given to `setup`, else the system clock. */
+  clock: Clock;
   /** Where the app's mail goes: the outbox folder of this test, or SMTP (see `setup`'s options). */
   transport: Transport;
+  /** The SMTP sink the mail goes to, when `setup` was asked for one (optional so that tests may split it off). */
+  sink?: SmtpSink | null;
+  /** The kinds of mail `drainQueue` (and a running job runner) deliver. */
+  kinds: MailKinds;
   /** Two accounts: `a` does the work, `b` is "another account". */
   a: Client;
   b: Client;
@@ -174,40 +184,78 @@ export interface TestContext {
   close(): Promise<void>;
 }
 
+/** How `setup` builds the app; every option has a default that suits most tests. */
+export interface SetupOptions {
+  /** Environment variables over the test defaults (DATA_DIR, RATE_LIMIT_PER_MINUTE=0, PUBLIC_URL). */
+  env?: Record<string, string>;
+  /** A test clock (or its start time) the engine reads; default the system clock. */
+  clock?: Clock | string;
+  /** Start a real SMTP sink and send the mail there (`t.sink`); `close()` stops it. */
+  sink?: boolean;
+  /** Send the mail to this SMTP url (e.g. a sink the test started itself). */
+  smtpUrl?: string;
+  /** Send the mail through this transport, which stays the caller's to close. */
+  transport?: Transport;
+  /** The kinds of mail the job runner delivers (default the service's). */
+  kinds?: MailKinds;
+  /**
+   * `manual` (default): no job runner; the test drives the queue with `drainQueue`. `running`: a
+   * job runner with the scheduler and mail lanes polls in the background until `close()`.
+   */
+  jobs?: 'manual' | 'running';
+  /** On SQLite, keep the database in this file rather than in memory (a test that reads its bytes). */
+  sqliteFile?: string;
+  /** Fastify's logger option (e.g. `{ level, stream }` to read the log). */
+  logger?: AppInput['logger'];
+  /** Runs before `app.ready()`, e.g. to register a route of the test's own. */
+  beforeReady?: (app: App) => void;
+}
+
 /**
- * Builds the app on a fresh database with two accounts. Mail goes to the test's outbox folder,
- * or to `opts.smtpUrl` (e.g. an SmtpSink's url), or through `opts.transport`; the engine reads
- * `opts.clock` (e.g. a `testClock()`), else the system clock; `opts.logger` is Fastify's logger option.
+ * Builds the app on a fresh database with two accounts: the one set-up of the suite. `overrides`
+ * are configuration values over what the environment gives; `opts` chooses the clock, where mail
+ * goes, the mail kinds and whether a job runner runs (see `SetupOptions`).
  */
-export async function setup(
-  overrides: Partial<Config> = {},
-  opts: { smtpUrl?: string; transport?: Transport; clock?: Clock; logger?: AppInput['logger'] } = {},
-): Promise<TestContext> {
-  const { database, drop } = await freshDatabase();
+export async function setup(overrides: Partial<Config> = {}, opts: SetupOptions = {}): Promise<TestContext> {
+  const { database, drop } = await freshDatabase(opts.sqliteFile);
   const dataDir = mkdtempSync(join(tmpdir(), 'campaign-test-'));
-  const smtp = opts.smtpUrl ? { smtpUrl: opts.smtpUrl } : {};
+  const sink = opts.sink ? await SmtpSink.start() : null;
+  const smtpUrl = sink?.url ?? opts.smtpUrl;
   const config = loadConfig(
-    { DATA_DIR: dataDir, RATE_LIMIT_PER_MINUTE: '0', PUBLIC_URL: 'http://localhost:3000' },
-    { appSecret: 'test-secret', ...smtp, ...overrides },
+    { DATA_DIR: dataDir, RATE_LIMIT_PER_MINUTE: '0', PUBLIC_URL: 'http://localhost:3000', ...opts.env },
+    { appSecret: 'test-secret', ...(smtpUrl ? { smtpUrl } : {}), ...overrides },
   );
   const transport = opts.transport ?? createTransport(config);
-  const app = await buildApp({ config, database, transport, clock: opts.clock, logger: opts.logger });
+  const clock = typeof opts.clock === 'string' ? testClock(opts.clock) : (opts.clock ?? systemClock);
+  const app = await buildApp({ config, database, transport, clock, logger: opts.logger });
+  opts.beforeReady?.(app);
   await app.ready();
+  const kinds = opts.kinds ?? MAIL_KINDS;
+  const jobs = opts.jobs === 'running' ? startJobs(app.deps, { lanes: ['scheduler', 'mail'], kinds }) : null;
   const a = new Client(app, await createAccount(database.db, 'Account A'));
   const b = new Client(app, await createAccount(database.db, 'Account B'));
   return {
     app,
+    deps: app.deps,
     database,
     config,
+    clock,
     transport,
+    sink,
+    kinds,
     a,
     b,
     anon: new Client(app, null),
     close: async () => {
-      await app.close();
-      if (!opts.transport) await transport.close();
-      await drop();
-      rmSync(dataDir, { recursive: true, force: true });
+      try {
+        await jobs?.stop();
+        await app.close();
+        if (!opts.transport) await transport.close();
+        await sink?.close();
+        await drop();
+      } finally {
+        rmSync(dataDir, { recursive: true, force: true });
+      }
     },
   };
 }
@@ -215,18 +263,9 @@ export async function setup(
 /** `setup()` with mail going to a real SMTP sink started for it; `close()` stops both. */
 export async function setupWithSink(
   overrides: Partial<Config> = {},
-  opts: { clock?: Clock } = {},
+  opts: Omit<SetupOptions, 'sink' | 'smtpUrl' | 'transport'> = {},
 ): Promise<TestContext & { sink: SmtpSink }> {
-  const sink = await SmtpSink.start();
-  const t = await setup(overrides, { smtpUrl: sink.url, ...opts });
-  return {
-    ...t,
-    sink,
-    close: async () => {
-      await t.close();
-      await sink.close();
-    },
-  };
+  return (await setup(overrides, { ...opts, sink: true })) as TestContext & { sink: SmtpSink };
 }
 
 /** The kinds of mail of the service, with the renderer of one kind replaced (a test's own rendering). */
@@ -241,10 +280,10 @@ export function kindsRendering(name: string, render: Renderer, kinds: MailKinds 
  * clock on and drain again). Returns how many messages were claimed.
  */
 export async function drainQueue(
-  t: { app: App },
+  t: { app: App; kinds?: MailKinds },
   opts: MailLaneOptions & Pick<JobsOptions, 'kinds' | 'leaseMs' | 'stopTimeoutMs'> = {},
 ): Promise<number> {
-  const { kinds, leaseMs, stopTimeoutMs, ...mail } = opts;
+  const { kinds = t.kinds, leaseMs, stopTimeoutMs, ...mail } = opts;
   const worker = startJobs(t.app.deps, { lanes: ['scheduler', 'mail'], kinds, leaseMs, stopTimeoutMs, mail, loop: false });
   let total = 0;
   try {

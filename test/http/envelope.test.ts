@@ -1,14 +1,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { gunzipSync } from 'node:zlib';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { buildApp } from '../../src/app.js';
-import { loadConfig } from '../../src/config.js';
-import { createAccount } from '../../src/modules/accounts/accounts.service.js';
 import { OkText, responses } from '../../src/http/schemas.js';
-import { Client, freshDatabase, make, setup, type TestContext } from '../helpers.js';
+import { make, setup, type TestContext } from '../helpers.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
@@ -158,22 +152,24 @@ describe('envelope and errors', () => {
 
 describe('unexpected failures', () => {
   it('answers a thrown error with 500 Internal Server Error and no stack trace', async () => {
-    const { database, drop } = await freshDatabase();
-    const dataDir = mkdtempSync(join(tmpdir(), 'campaign-test-'));
-    const config = loadConfig({ DATA_DIR: dataDir, RATE_LIMIT_PER_MINUTE: '0' }, { appSecret: 'test-secret' });
-    const app = await buildApp({ config, database });
     // Registered before ready(): a route that fails the way a bug would.
     // Documented like every route: the test client checks answers against the document.
     const schema = { response: responses(OkText) };
-    app.get('/test/boom', { schema }, async () => {
-      throw new Error('secret detail at /srv/app.ts:12');
-    });
-    app.get('/test/boom-value', { schema }, async () => {
-      throw 'a thrown string';
-    });
-    await app.ready();
+    const t = await setup(
+      {},
+      {
+        beforeReady: (app) => {
+          app.get('/test/boom', { schema }, async () => {
+            throw new Error('secret detail at /srv/app.ts:12');
+          });
+          app.get('/test/boom-value', { schema }, async () => {
+            throw 'a thrown string';
+          });
+        },
+      },
+    );
     try {
-      const c = new Client(app, await createAccount(database.db, 'Boom'));
+      const c = t.a;
       for (const path of ['/test/boom', '/test/boom-value']) {
         const r = await c.get(path);
         assert.equal(r.status, 500);
@@ -182,9 +178,7 @@ describe('unexpected failures', () => {
         assert.ok(!r.text.includes('secret detail'));
       }
     } finally {
-      await app.close();
-      await drop();
-      rmSync(dataDir, { recursive: true, force: true });
+      await t.close();
     }
   });
 });

@@ -3,13 +3,8 @@ import assert from 'node:assert/strict';
 import net, { type AddressInfo } from 'node:net';
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import fc from 'fast-check';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { buildApp, type App } from '../../src/app.js';
-import { loadConfig } from '../../src/config.js';
-import { createAccount } from '../../src/modules/accounts/accounts.service.js';
-import { Client, freshDatabase, make } from '../helpers.js';
+import type { App } from '../../src/app.js';
+import { make, setup, type Client } from '../helpers.js';
 import { checkAnswer, describeRequest, fuzzRequest, routesOf, type FuzzRequest, type Route } from './fuzz.requests.js';
 
 // Seeded: a failure replays with the same seed (FUZZ_SEED=n to try others).
@@ -122,20 +117,8 @@ describe('fuzz: malformed requests to every route', () => {
   let keys: { publickey: string; secretkey: string };
   before(async () => {
     // The test helpers' setup, with the error log kept.
-    const { database, drop } = await freshDatabase();
-    const dataDir = mkdtempSync(join(tmpdir(), 'campaign-fuzz-'));
-    const config = loadConfig(
-      { DATA_DIR: dataDir, RATE_LIMIT_PER_MINUTE: '0', PUBLIC_URL: 'http://localhost:3000' },
-      { appSecret: 'test-secret' },
-    );
-    app = await buildApp({ config, database, logger: { level: 'error', stream: { write: (line: string) => logged.push(line) } } });
-    await app.ready();
-    close = async () => {
-      await app.close();
-      await drop();
-      rmSync(dataDir, { recursive: true, force: true });
-    };
-    a = new Client(app, await createAccount(database.db, 'Fuzz'));
+    const t = await setup({}, { logger: { level: 'error', stream: { write: (line: string) => logged.push(line) } } });
+    ({ app, a, close } = t);
     keys = { publickey: a.keys!.public_key, secretkey: a.keys!.secret_key };
     routes = routesOf(app.printRoutes({ commonPrefix: false }));
     // Records for the ids the requests name (1, 2, 3…), so handlers reach their database work.

@@ -1,53 +1,23 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { buildApp } from '../../src/app.js';
-import { loadConfig, type Config } from '../../src/config.js';
+import type { Config } from '../../src/config.js';
 import { trackingLinks } from '../../src/delivery/tracking.js';
-import { createTransport } from '../../src/delivery/transports.js';
-import { createAccount } from '../../src/modules/accounts/accounts.service.js';
 import { testClock } from '../../src/util/clock.js';
-import { Client, drainQueue, freshDatabase } from '../helpers.js';
-import { SmtpSink } from '../support/smtp-sink.js';
+import { drainQueue, setup, type Client } from '../helpers.js';
+import type { SmtpSink } from '../support/smtp-sink.js';
 import { createSend, group, sendForm, typeWith, verifiedSender, type SendsContext } from '../modules/single-sends.helpers.js';
 import { fixture } from './fixtures.js';
 
 export const INBOUND_TOKEN = 'inbound-token-0123456789';
 export const BOUNCE_ADDRESS = 'bounces@mail.example.test';
 
-/** The app with VERP and the inbound route on, mail to a real SMTP sink, a test clock. */
+/** `setupSends` with VERP and the inbound route on, mail to a real SMTP sink. */
 export async function setupBounces(overrides: Partial<Config> = {}): Promise<SendsContext & { sink: SmtpSink }> {
-  const { database, drop } = await freshDatabase();
-  const dataDir = mkdtempSync(join(tmpdir(), 'campaign-bounces-'));
-  const sink = await SmtpSink.start();
-  const config = loadConfig(
-    { DATA_DIR: dataDir, RATE_LIMIT_PER_MINUTE: '0', PUBLIC_URL: 'https://mail.example.test' },
-    { appSecret: 'test-secret', smtpUrl: sink.url, bounceAddress: BOUNCE_ADDRESS, inboundToken: INBOUND_TOKEN, ...overrides },
-  );
-  const transport = createTransport(config);
   const clock = testClock('2030-01-15T10:00:00.000Z');
-  const app = await buildApp({ config, database, transport, clock });
-  await app.ready();
-  return {
-    app,
-    deps: app.deps,
-    database,
-    config,
-    clock,
-    transport,
-    sink,
-    a: new Client(app, await createAccount(database.db, 'Account A')),
-    b: new Client(app, await createAccount(database.db, 'Account B')),
-    anon: new Client(app, null),
-    close: async () => {
-      await app.close();
-      await transport.close();
-      await sink.close();
-      await drop();
-      rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
+  const t = await setup(
+    { bounceAddress: BOUNCE_ADDRESS, inboundToken: INBOUND_TOKEN, ...overrides },
+    { env: { PUBLIC_URL: 'https://mail.example.test' }, clock, sink: true },
+  );
+  return { ...t, clock, sink: t.sink! };
 }
 
 /** A message the service really sent: its row id, address, Message-ID (bare) and its VERP address. */

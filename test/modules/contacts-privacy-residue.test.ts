@@ -10,18 +10,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { simpleParser } from 'mailparser';
-import { buildApp } from '../../src/app.js';
-import { loadConfig } from '../../src/config.js';
-import { createDb } from '../../src/db/index.js';
-import { migrateToLatest } from '../../src/db/migrate.js';
-import { createTransport } from '../../src/delivery/transports.js';
 import { emitEvents } from '../../src/events/outbox.js';
-import { createAccount } from '../../src/modules/accounts/accounts.service.js';
 import { replaceAddress } from '../../src/modules/contacts/contacts.privacy.copies.js';
 import { erasureHash } from '../../src/queue/erased-addresses.js';
 import { testClock } from '../../src/util/clock.js';
 import { isoMicros } from '../../src/util/time.js';
-import { Client, drainQueue, ENGINE, freshDatabase, make } from '../helpers.js';
+import { drainQueue, ENGINE, make, setup } from '../helpers.js';
 import { createSegment } from './segments.helpers.js';
 import { createSend, group, sendForm, typeWith, verifiedSender, type SendsContext } from './single-sends.helpers.js';
 
@@ -32,41 +26,11 @@ const MARKER = `erased:${erasureHash('test-secret', KEY)}`;
 /** Whether the bytes hold the address in any letter case. */
 const holds = (bytes: Buffer) => bytes.toString('latin1').toLowerCase().includes(KEY);
 
-/** The app of this file on a real SQLite file in `dir` (or a fresh PostgreSQL database), mail to `dir/outbox`. */
+/** `setup` with the database in the SQLite file `dir/campaign.db` (or a fresh PostgreSQL database), mail to `dir/outbox`. */
 async function setupOnFile(dir: string): Promise<SendsContext> {
-  const { database, drop } =
-    ENGINE === 'sqlite'
-      ? await (async () => {
-          const db = createDb(`sqlite:${join(dir, 'campaign.db')}`);
-          await migrateToLatest(db.db);
-          return { database: db, drop: () => db.close() };
-        })()
-      : await freshDatabase();
-  const config = loadConfig(
-    { DATA_DIR: dir, RATE_LIMIT_PER_MINUTE: '0', PUBLIC_URL: 'https://mail.example.test' },
-    { appSecret: 'test-secret' },
-  );
-  const transport = createTransport(config);
   const clock = testClock('2030-01-15T10:00:00.000Z');
-  const app = await buildApp({ config, database, transport, clock });
-  await app.ready();
-  return {
-    app,
-    deps: app.deps,
-    database,
-    config,
-    clock,
-    transport,
-    sink: null,
-    a: new Client(app, await createAccount(database.db, 'Account A')),
-    b: new Client(app, await createAccount(database.db, 'Account B')),
-    anon: new Client(app, null),
-    close: async () => {
-      await app.close();
-      await transport.close();
-      await drop();
-    },
-  };
+  const env = { DATA_DIR: dir, PUBLIC_URL: 'https://mail.example.test' };
+  return { ...(await setup({}, { env, clock, sqliteFile: join(dir, 'campaign.db') })), clock };
 }
 
 /** The outbox files (full paths) whose bytes hold the address. */

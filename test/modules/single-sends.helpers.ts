@@ -1,17 +1,6 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { buildApp, type App } from '../../src/app.js';
-import { loadConfig, type Config } from '../../src/config.js';
-import type { Database } from '../../src/db/index.js';
-import type { AppDeps } from '../../src/deps.js';
-import { createTransport } from '../../src/delivery/transports.js';
-import type { Transport } from '../../src/delivery/transport.js';
-import { createAccount } from '../../src/modules/accounts/accounts.service.js';
 import { testClock, type TestClock } from '../../src/util/clock.js';
-import { Client, freshDatabase, make } from '../helpers.js';
-import { SmtpSink } from '../support/smtp-sink.js';
+import { Client, make, setup, type TestContext } from '../helpers.js';
 import { senderForm } from './senders.helpers.js';
 
 export const Rnf = { status: 'failed', errors: 'Record not found' };
@@ -19,56 +8,17 @@ export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-
 export const TS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
 export const SQL_TS = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
 
-/** The app of the single-send suites: two accounts, a controllable clock, mail to an SMTP sink when asked. */
-export interface SendsContext {
-  app: App;
-  deps: AppDeps;
-  database: Database;
-  config: Config;
-  clock: TestClock;
-  transport: Transport;
-  sink: SmtpSink | null;
-  a: Client;
-  b: Client;
-  anon: Client;
-  close(): Promise<void>;
-}
+/** The app of the single-send suites: `setup`'s context, with its test clock. */
+export type SendsContext = TestContext & { clock: TestClock };
 
 /**
- * Builds the app on a fresh database with the clock at `start`; with `sink`, mail goes to a real SMTP
- * server; `env` adds environment variables to the configuration (e.g. TRUST_PROXY).
+ * `setup` for the single-send suites: the clock at `start`, PUBLIC_URL https://mail.example.test;
+ * with `sink`, mail goes to a real SMTP server; `env` adds environment variables (e.g. TRUST_PROXY).
  */
 export async function setupSends(opts: { start?: string; sink?: boolean; env?: Record<string, string> } = {}): Promise<SendsContext> {
-  const { database, drop } = await freshDatabase();
-  const dataDir = mkdtempSync(join(tmpdir(), 'campaign-sends-'));
-  const sink = opts.sink ? await SmtpSink.start() : null;
-  const config = loadConfig(
-    { DATA_DIR: dataDir, RATE_LIMIT_PER_MINUTE: '0', PUBLIC_URL: 'https://mail.example.test', ...opts.env },
-    { appSecret: 'test-secret', ...(sink ? { smtpUrl: sink.url } : {}) },
-  );
-  const transport = createTransport(config);
   const clock = testClock(opts.start ?? '2030-01-15T10:00:00.000Z');
-  const app = await buildApp({ config, database, transport, clock });
-  await app.ready();
-  return {
-    app,
-    deps: app.deps,
-    database,
-    config,
-    clock,
-    transport,
-    sink,
-    a: new Client(app, await createAccount(database.db, 'Account A')),
-    b: new Client(app, await createAccount(database.db, 'Account B')),
-    anon: new Client(app, null),
-    close: async () => {
-      await app.close();
-      await transport.close();
-      await sink?.close();
-      await drop();
-      rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
+  const env = { PUBLIC_URL: 'https://mail.example.test', ...opts.env };
+  return { ...(await setup({}, { env, clock, sink: opts.sink })), clock };
 }
 
 /** Saves a sender and marks it verified (as opening its mailed link does); returns its id. */

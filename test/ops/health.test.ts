@@ -1,9 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
-import { buildApp } from '../../src/app.js';
-import { loadConfig } from '../../src/config.js';
-import { freshDatabase, setup, type TestContext } from '../helpers.js';
+import { setup, type TestContext } from '../helpers.js';
 
 describe('health', () => {
   let t: TestContext;
@@ -57,20 +55,17 @@ describe('health', () => {
 
 describe('health when the database is gone', () => {
   it('answers /health/ready with 503 and no database detail, while /health/live still answers 200', async () => {
-    const { database, drop } = await freshDatabase();
-    const config = loadConfig({ DATA_DIR: '/nonexistent-campaign-test', RATE_LIMIT_PER_MINUTE: '0' }, { appSecret: 'x' });
-    const app = await buildApp({ config, database });
-    await app.ready();
+    const t = await setup();
     try {
-      await database.db.destroy();
-      const ready = await app.inject({ method: 'GET', url: '/health/ready' });
+      await t.database.db.destroy();
+      const ready = await t.app.inject({ method: 'GET', url: '/health/ready' });
       assert.equal(ready.statusCode, 503);
       assert.deepEqual(ready.json(), { status: 'unavailable', database: 'no answer', migrations: 'unknown' });
-      const live = await app.inject({ method: 'GET', url: '/health/live' });
+      const live = await t.app.inject({ method: 'GET', url: '/health/live' });
       assert.equal(live.statusCode, 200);
     } finally {
-      await app.close();
-      await drop().catch(() => undefined);
+      // The database is already destroyed: closing it again may fail, which is not this test's concern.
+      await t.close().catch(() => undefined);
     }
   });
 });

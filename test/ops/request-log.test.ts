@@ -1,36 +1,23 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { buildApp, type App } from '../../src/app.js';
-import { loadConfig } from '../../src/config.js';
-import { createAccount, type IssuedKeys } from '../../src/modules/accounts/accounts.service.js';
-import { freshDatabase } from '../helpers.js';
+import type { App } from '../../src/app.js';
+import type { IssuedKeys } from '../../src/modules/accounts/accounts.service.js';
+import { setup, type TestContext } from '../helpers.js';
 
 describe('request log', () => {
+  let t: TestContext;
   let app: App;
   let keys: IssuedKeys;
-  let drop: () => Promise<void>;
-  let dir: string;
   let output = '';
   const token = 'metrics-token-for-the-log-test';
   before(async () => {
-    const fresh = await freshDatabase();
-    drop = fresh.drop;
-    dir = mkdtempSync(join(tmpdir(), 'campaign-log-'));
-    const config = loadConfig({ DATA_DIR: dir, RATE_LIMIT_PER_MINUTE: '0' }, { appSecret: 'x', metricsToken: token });
     // Everything the app logs, as the JSON lines pino writes.
     const stream = { write: (line: string) => void (output += line) };
-    app = await buildApp({ config, database: fresh.database, logger: { level: 'info', stream } });
-    await app.ready();
-    keys = await createAccount(fresh.database.db, 'Logged');
+    t = await setup({ metricsToken: token }, { logger: { level: 'info', stream } });
+    app = t.app;
+    keys = t.a.keys!;
   });
-  after(async () => {
-    await app.close();
-    await drop();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  after(() => t.close());
 
   const lines = () =>
     output
