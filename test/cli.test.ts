@@ -52,7 +52,11 @@ describe('accounts CLI', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  /** The app on the CLI's database, opened once the CLI created it. */
+  /**
+   * The app on the CLI's database, opened once the CLI created it. This file keeps a set-up of its
+   * own rather than `setup()`: the database is the one the CLI child processes create and migrate,
+   * and the accounts are the ones they print.
+   */
   async function api(): Promise<App> {
     if (!app) {
       database = createDb(db.url);

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { buildApp } from '../../src/app.js';
+import { buildApp, type App } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { createDb, type Database } from '../../src/db/index.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
@@ -11,7 +11,7 @@ import { ok } from '../../src/http/envelope.js';
 import { KEY_IN_PROGRESS, KEY_INVALID } from '../../src/http/idempotency.js';
 import { OkText, responses } from '../../src/http/schemas.js';
 import { createAccount } from '../../src/modules/accounts/accounts.service.js';
-import { testClock, type TestClock } from '../../src/util/clock.js';
+import { testClock } from '../../src/util/clock.js';
 import { Client, ENGINE, freshDatabase, setup, type Response, type TestContext } from '../helpers.js';
 import { multipart } from '../modules/contacts-csv.helpers.js';
 
@@ -47,17 +47,11 @@ function latch(): { promise: Promise<void>; open: () => void } {
 }
 
 /**
- * The app on `database` with two routes of this test's own, declared like any keyed POST: one whose
- * handler waits until the test lets it go (a request still running, held for as long as needed),
- * one that fails with a 500 on its first call and succeeds afterwards.
+ * Registers two routes of this test's own on `app` (before it is ready), declared like any keyed
+ * POST: one whose handler waits until the test lets it go (a request still running, held for as
+ * long as needed), one that fails with a 500 on its first call and succeeds afterwards.
  */
-async function appWithTestRoutes(database: Database, clock?: TestClock) {
-  const dataDir = mkdtempSync(join(tmpdir(), 'campaign-idem-'));
-  const config = loadConfig(
-    { DATA_DIR: dataDir, RATE_LIMIT_PER_MINUTE: '0', PUBLIC_URL: 'http://localhost:3000' },
-    { appSecret: 'test-secret' },
-  );
-  const app = await buildApp({ config, database, clock });
+function addTestRoutes(app: App) {
   const held = { entered: latch(), release: latch(), runs: 0 };
   const flaky = { runs: 0 };
   app.post('/test/held', { schema: { summary: 'Held until released', response: responses(OkText, 409, 422) } }, async () => {
@@ -70,11 +64,24 @@ async function appWithTestRoutes(database: Database, clock?: TestClock) {
     if (++flaky.runs === 1) throw new Error('a fault of the service');
     return ok(`run ${flaky.runs}`);
   });
+  return { held, flaky };
+}
+
+/**
+ * The app with the test routes on a given `database`. The restart test keeps this set-up of its
+ * own rather than `setup()`: it needs two apps, one after the other, on the same database.
+ */
+async function appWithTestRoutes(database: Database) {
+  const dataDir = mkdtempSync(join(tmpdir(), 'campaign-idem-'));
+  const config = loadConfig(
+    { DATA_DIR: dataDir, RATE_LIMIT_PER_MINUTE: '0', PUBLIC_URL: 'http://localhost:3000' },
+    { appSecret: 'test-secret' },
+  );
+  const app = await buildApp({ config, database });
+  addTestRoutes(app);
   await app.ready();
   return {
     app,
-    held,
-    flaky,
     close: async () => {
       await app.close();
       rmSync(dataDir, { recursive: true, force: true });
@@ -235,51 +242,46 @@ describe('idempotency keys', () => {
 });
 
 describe('idempotency keys while the first request runs, when it fails, and across a restart', () => {
-  let database: Database;
-  let drop: () => Promise<void>;
-  let app: Awaited<ReturnType<typeof appWithTestRoutes>>;
+  let t: TestContext;
+  let routes: ReturnType<typeof addTestRoutes>;
   let c: Client;
   const clock = testClock();
   before(async () => {
-    ({ database, drop } = await freshDatabase());
-    app = await appWithTestRoutes(database, clock);
-    c = new Client(app.app, await createAccount(database.db, 'Holder'));
+    t = await setup({}, { clock, beforeReady: (app) => void (routes = addTestRoutes(app)) });
+    c = t.a;
   });
-  after(async () => {
-    await app.close();
-    await drop();
-  });
+  after(() => t.close());
 
   it('answers 409 while the first request still runs, then replays its answer', async () => {
     const first = c.request('POST', '/test/held', { headers: key('k-held') });
-    await app.held.entered.promise;
+    await routes.held.entered.promise;
     const busy = await c.request('POST', '/test/held', { headers: key('k-held') });
     assert.equal(busy.status, 409);
     assert.deepEqual(busy.body, { status: 'failed', errors: KEY_IN_PROGRESS });
     assert.equal(busy.headers['retry-after'], '1');
-    app.held.release.open();
+    routes.held.release.open();
     const answer = await first;
     assert.deepEqual(answer.body, { status: 'success', message: 'run 1' });
     assertReplay(await c.request('POST', '/test/held', { headers: key('k-held') }), answer);
-    assert.equal(app.held.runs, 1);
+    assert.equal(routes.held.runs, 1);
   });
 
   it('takes over a key still running long after its claim (its process died), and keeps the new answer', async () => {
-    app.held.entered = latch();
-    app.held.release = latch();
-    const runs = app.held.runs;
+    routes.held.entered = latch();
+    routes.held.release = latch();
+    const runs = routes.held.runs;
     const stuck = c.request('POST', '/test/held', { headers: key('k-stuck') });
-    await app.held.entered.promise;
+    await routes.held.entered.promise;
     clock.advance(10 * 60 * 1000 - 1);
     assert.equal((await c.request('POST', '/test/held', { headers: key('k-stuck') })).status, 409);
     clock.advance(1);
     // Past ten minutes the key counts as abandoned: this request takes it over and runs.
-    app.held.entered = latch();
+    routes.held.entered = latch();
     const takeover = c.request('POST', '/test/held', { headers: key('k-stuck') });
-    await app.held.entered.promise;
-    app.held.release.open();
+    await routes.held.entered.promise;
+    routes.held.release.open();
     const [late, taken] = await Promise.all([stuck, takeover]);
-    assert.equal(app.held.runs, runs + 2);
+    assert.equal(routes.held.runs, runs + 2);
     assert.equal(late.status, 200);
     // The late first answer no longer holds the key: the one kept is the second's.
     assertReplay(await c.request('POST', '/test/held', { headers: key('k-stuck') }), taken);
@@ -294,7 +296,7 @@ describe('idempotency keys while the first request runs, when it fails, and acro
     assert.equal(retried.headers['idempotent-replayed'], undefined);
     assert.deepEqual(retried.body, { status: 'success', message: 'run 2' });
     assertReplay(await c.request('POST', '/test/flaky', { headers: key('k-flaky') }), retried);
-    assert.equal(app.flaky.runs, 2);
+    assert.equal(routes.flaky.runs, 2);
   });
 });
 
