@@ -22,7 +22,7 @@ runTrackingBench({
   redirects: true,
   target: { sqlite: { over: 'bare', ratio: 0.4 }, postgres: { over: 'write', ratio: 1.5 } },
   async paths(db, send, links) {
-    const at = isoMicros();
+    const at = isoMicros(new Date());
     const { user_id } = await db.selectFrom('single_sends').select('user_id').where('id', '=', send.sendId).executeTakeFirstOrThrow();
     const rows = await db
       .insertInto('tracked_links')

@@ -100,7 +100,7 @@ async function writeCsv(path: string): Promise<number> {
 
 /** The baseline: the same rows inserted straight through Kysely, 1,000 per statement, one transaction. */
 async function rawInsert(db: Db, userId: number, typeId: number): Promise<number> {
-  const now = isoMicros();
+  const now = isoMicros(new Date());
   const { ms } = await timed(() =>
     db.transaction().execute(async (trx) => {
       for (let start = 0; start < ROWS; start += 1000) {
@@ -164,7 +164,7 @@ async function runOnce(engine: Engine, csvPath: string, dataDir: string): Promis
   const bench = await benchDatabase(engine);
   try {
     const account = await seedAccount(bench.db);
-    const typeId = await insertContactType(bench.db, account.user_id, 'Imported');
+    const typeId = await insertContactType(bench.db, account.user_id, 'Imported', new Date());
     const backends = async () =>
       (await sql<{ pid: number }>`select pid from pg_stat_activity where datname = current_database()`.execute(bench.db)).rows.map(
         (r) => r.pid,
@@ -204,7 +204,11 @@ async function runOnce(engine: Engine, csvPath: string, dataDir: string): Promis
     } finally {
       await server.stop();
     }
-    const baselineRowsPerS = await rawInsert(bench.db, account.user_id, await insertContactType(bench.db, account.user_id, 'Baseline'));
+    const baselineRowsPerS = await rawInsert(
+      bench.db,
+      account.user_id,
+      await insertContactType(bench.db, account.user_id, 'Baseline', new Date()),
+    );
     return { rowsPerS, peakMb, baselineRowsPerS, cpuS, dbCpuS, wallS };
   } finally {
     await bench.drop();

@@ -183,7 +183,9 @@ async function benchEngine(engine: Engine): Promise<void> {
         throw new Error(`import: ${withSeg.result.created} created; ${membersAfter} members, the plain count says ${after}`);
       }
       // The recompute alone, once more with nothing left to change (what an import pays for each segment).
-      const sync = await timed(() => b.db.transaction().execute((trx) => syncSegmentMembership(trx, userId, { contactTypeId: typeId })));
+      const sync = await timed(() =>
+        b.db.transaction().execute((trx) => syncSegmentMembership(trx, userId, { contactTypeId: typeId }, new Date())),
+      );
       await reset(b, userId);
       const without = await timed(() => importContactsCsv(deps, userId, upload));
       await reset(b, userId);

@@ -80,7 +80,7 @@ async function benchEngine(engine: Engine, sink: BenchSink): Promise<void> {
 
     // (b) The same send again, now with an endpoint taking `message.delivered`: the mail's sent
     // marks write the events, and the server's webhook worker posts them while the mail goes out.
-    const at = isoMicros();
+    const at = isoMicros(new Date());
     await bench.db
       .insertInto('webhook_endpoints')
       .values({ user_id, url: receiver.url, events: '["message.delivered"]', secret: newSecret(), created_at: at, updated_at: at })

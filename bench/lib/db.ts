@@ -124,7 +124,7 @@ export async function seedContacts(
   n: number,
   opts: { types?: number; typeIds?: number[]; from?: number; batch?: number } = {},
 ): Promise<SeededContacts> {
-  const now = isoMicros();
+  const now = isoMicros(new Date());
   const typeIds = [...(opts.typeIds ?? [])];
   for (let t = 0; !opts.typeIds && t < (opts.types ?? 5); t++) {
     const row = await db

@@ -26,7 +26,7 @@ export const PREHEADER = 'What is new this spring';
 
 /** Inserts a verified sender (as opening its link would make it) and an unsubscribe group. */
 export async function seedSenderAndGroup(db: Db, userId: number): Promise<{ sender: number; group: number }> {
-  const at = isoMicros();
+  const at = isoMicros(new Date());
   const sender = await db
     .insertInto('senders')
     .values({

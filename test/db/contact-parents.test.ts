@@ -21,8 +21,8 @@ describe('contacts and their parents (foreign keys, on both engines)', () => {
     ({ database, drop } = await freshDatabase());
     a = (await createAccount(database.db, 'Parents A')).user_id;
     b = (await createAccount(database.db, 'Parents B')).user_id;
-    typeA = await insertContactType(database.db, a, 'Type A');
-    typeB = await insertContactType(database.db, b, 'Type B');
+    typeA = await insertContactType(database.db, a, 'Type A', new Date());
+    typeB = await insertContactType(database.db, b, 'Type B', new Date());
   });
   after(() => drop());
 
@@ -54,7 +54,7 @@ describe('contacts and their parents (foreign keys, on both engines)', () => {
 
   it('refuses to delete a contact type that contacts still name', async () => {
     await assert.rejects(sql`delete from contact_types where id = ${typeA}`.execute(database.db), { code: FK_VIOLATION });
-    const empty = await insertContactType(database.db, a, 'Empty');
+    const empty = await insertContactType(database.db, a, 'Empty', new Date());
     await sql`delete from contact_types where id = ${empty}`.execute(database.db);
   });
 
@@ -71,7 +71,7 @@ describe('contacts and their parents (foreign keys, on both engines)', () => {
     const c = (await createAccount(database.db, 'Parents C')).user_id;
     await assert.rejects(insertContact(c, typeA, 'cross@example.com'), { code: FK_VIOLATION });
     assert.equal(await countContacts(c), 0);
-    const typeC = await insertContactType(database.db, c, 'Type C');
+    const typeC = await insertContactType(database.db, c, 'Type C', new Date());
     await insertContact(c, typeC, 'own@example.com');
     await assert.rejects(sql`update contacts set contact_type_id = ${typeA} where user_id = ${c}`.execute(database.db), {
       code: FK_VIOLATION,
@@ -81,7 +81,7 @@ describe('contacts and their parents (foreign keys, on both engines)', () => {
   });
 
   it('moves a contact to another type of its own account', async () => {
-    const other = await insertContactType(database.db, a, 'Type A2');
+    const other = await insertContactType(database.db, a, 'Type A2', new Date());
     await insertContact(a, typeA, 'moving@example.com');
     await sql`update contacts set contact_type_id = ${other} where email_key = 'moving@example.com'`.execute(database.db);
     const { rows } = await sql<{ t: number }>`select contact_type_id as t from contacts where email_key = 'moving@example.com'`.execute(

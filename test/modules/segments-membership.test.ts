@@ -130,7 +130,7 @@ describe('segment membership by operator', () => {
   });
 
   it('compares created_at as a date-time', async () => {
-    const today = isoMicros().slice(0, 10);
+    const today = isoMicros(t.clock.now()).slice(0, 10);
     await check([['created_at', 'after', '2000-01-01']], ['ann', 'bob', 'cyd', 'dee']);
     await check([['created_at', 'before', '2000-01-01T00:00']], []);
     await check([['created_at', 'between', '2000-01-01', today]], ['ann', 'bob', 'cyd', 'dee']);
@@ -313,7 +313,7 @@ describe('segment membership follows contact changes', () => {
     const seg = await createSegment(t.a, type, [['city', 'starts with', 'new']]);
     const old = await make.contact(t.a, { contact_type_id: type, city: 'New Delhi' });
     const userId = t.a.keys!.user_id;
-    const now = isoMicros();
+    const now = isoMicros(t.clock.now());
     const row = (i: number, city: string) => ({
       user_id: userId,
       contact_type_id: type,
@@ -334,7 +334,7 @@ describe('segment membership follows contact changes', () => {
         .execute();
       // An import also updates existing contacts by email: one leaves.
       await trx.updateTable('contacts').set({ city: 'Leeds' }).where('id', '=', old).execute();
-      await syncSegmentMembership(trx, userId, { contactTypeId: type });
+      await syncSegmentMembership(trx, userId, { contactTypeId: type }, t.clock.now());
       return rows.map((r) => r.id);
     });
     assert.deepEqual(await memberIds(t.a, seg), [inserted[0], inserted[2]]);

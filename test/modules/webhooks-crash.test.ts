@@ -44,7 +44,7 @@ describe('webhook events survive SIGKILL of the process delivering them', () => 
     const { user_id } = await createAccount(database.db, 'Crash');
     const hookPort = await freePort();
     const secret = newSecret();
-    const at = isoMicros();
+    const at = isoMicros(new Date());
     await database.db
       .insertInto('webhook_endpoints')
       .values({ user_id, url: `http://127.0.0.1:${hookPort}/hook`, events: '["*"]', secret, created_at: at, updated_at: at })

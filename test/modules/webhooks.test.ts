@@ -93,7 +93,11 @@ describe('webhook endpoints', () => {
       [(await find()).url, (await find()).events, (await find()).enabled, (await find()).description],
       ['http://127.0.0.1:9/v', ['*'], 0, ''],
     );
-    await t.database.db.updateTable('webhook_endpoints').set({ failing_since: isoMicros() }).where('id', '=', id).execute();
+    await t.database.db
+      .updateTable('webhook_endpoints')
+      .set({ failing_since: isoMicros(new Date()) })
+      .where('id', '=', id)
+      .execute();
     assert.equal((await t.a.post('/webhooks/endpoints/update', { id, description: 'again' })).status, 200);
     assert.notEqual((await find()).failing_since, null);
     assert.equal((await t.a.post('/webhooks/endpoints/update', { id, enabled: 1 })).status, 200);

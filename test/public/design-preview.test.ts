@@ -44,7 +44,7 @@ describe('the design preview page: GET /designs/<utr>', () => {
   before(async () => {
     t = await setup();
     userId = t.a.keys!.user_id;
-    const now = isoMicros();
+    const now = isoMicros(new Date());
     const field = (user_id: number, field_name: string, field_type: string) => ({
       user_id,
       field_name,

@@ -18,7 +18,7 @@ export interface SeededSend {
 
 /** A live unsubscribe group of the account. */
 export async function seedGroup(db: Db, userId: number, name: string, isDisplay: 0 | 1, description = ''): Promise<number> {
-  const now = isoMicros();
+  const now = isoMicros(new Date());
   const row = await db
     .insertInto('unsubscribe_groups')
     .values({
@@ -37,7 +37,7 @@ export async function seedGroup(db: Db, userId: number, name: string, isDisplay:
 
 /** A completed single send to `emails` under a new group (or `groupId`), with its messages. */
 export async function seedSingleSend(db: Db, userId: number, emails: string[], opts: { groupId?: number } = {}): Promise<SeededSend> {
-  const now = isoMicros();
+  const now = isoMicros(new Date());
   const sender = await db
     .insertInto('senders')
     .values({
@@ -88,7 +88,7 @@ export async function seedSingleSend(db: Db, userId: number, emails: string[], o
       status: 3,
       triggered: emails.length,
       delivered: emails.length,
-      sent_at: sqlDateTime(),
+      sent_at: sqlDateTime(new Date()),
       deleted_at: null,
       created_at: now,
       updated_at: now,
@@ -136,7 +136,7 @@ export interface SeedEmailInput {
 
 /** A draft automation of the account with one email (schedule); returns the email's utr. */
 export async function seedAutomationEmail(db: Db, userId: number, input: SeedEmailInput = {}): Promise<string> {
-  const now = isoMicros();
+  const now = isoMicros(new Date());
   const automation = await db
     .insertInto('automations')
     .values({

@@ -249,7 +249,7 @@ describe('sign-up forms (public): post, mail, confirm', () => {
         email_key: bounced.toLowerCase(),
         reason: 'hard_bounce',
         detail: null,
-        created_at: isoMicros(),
+        created_at: isoMicros(new Date()),
       })
       .execute();
     for (const email of [unsubscribed, bounced.toUpperCase()]) {

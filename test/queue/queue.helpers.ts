@@ -34,7 +34,7 @@ export async function queueSystemMails(db: Db, userId: number, count: number, no
 
 /** A bare single send row of the account (status 2, running), for the counters; returns its id. */
 export async function insertSingleSend(db: Db, userId: number): Promise<number> {
-  const at = isoMicros();
+  const at = isoMicros(new Date());
   const row = await db
     .insertInto('single_sends')
     .values({

@@ -18,21 +18,21 @@ export function accountByPublicKey(database: Database): FindAccount {
 }
 
 /** Inserts an account with its public key and secret hash; returns its id. */
-export async function insertAccount(db: Db, name: string, publicKey: string, secretHash: string): Promise<number> {
-  const now = isoMicros();
+export async function insertAccount(db: Db, name: string, publicKey: string, secretHash: string, now: Date): Promise<number> {
+  const at = isoMicros(now);
   const row = await db
     .insertInto('accounts')
-    .values({ name, public_key: publicKey, secret_hash: secretHash, created_at: now, updated_at: now })
+    .values({ name, public_key: publicKey, secret_hash: secretHash, created_at: at, updated_at: at })
     .returning('id')
     .executeTakeFirstOrThrow();
   return row.id;
 }
 
 /** Replaces an account's keys; false when there is no such account. */
-export async function updateAccountKeys(db: Db, userId: number, publicKey: string, secretHash: string): Promise<boolean> {
+export async function updateAccountKeys(db: Db, userId: number, publicKey: string, secretHash: string, now: Date): Promise<boolean> {
   const res = await db
     .updateTable('accounts')
-    .set({ public_key: publicKey, secret_hash: secretHash, updated_at: isoMicros() })
+    .set({ public_key: publicKey, secret_hash: secretHash, updated_at: isoMicros(now) })
     .where('id', '=', userId)
     .executeTakeFirst();
   return Number(res.numUpdatedRows) === 1;

@@ -1,5 +1,6 @@
 import type { Db } from '../../db/index.js';
 import { hashSecret } from '../../util/secrets.js';
+import { systemClock } from '../../util/clock.js';
 import { newKeyPair } from './accounts.keys.js';
 import { hasAnyAccount, insertAccount, updateAccountKeys } from './accounts.queries.js';
 
@@ -9,17 +10,24 @@ export interface IssuedKeys {
   secret_key: string;
 }
 
-/** Creates an account and returns its keys; the secret is stored only as a hash. */
-export async function createAccount(db: Db, name: string): Promise<IssuedKeys> {
+/**
+ * Creates an account and returns its keys; the secret is stored only as a hash. Accounts are made
+ * outside any request (the CLI, the first start, test set-up), where no app clock exists yet: the
+ * time defaults to the system clock, and a caller with a clock passes its time.
+ */
+export async function createAccount(db: Db, name: string, now: Date = systemClock.now()): Promise<IssuedKeys> {
   const { publicKey, secretKey } = newKeyPair();
-  const id = await insertAccount(db, name, publicKey, hashSecret(secretKey));
+  const id = await insertAccount(db, name, publicKey, hashSecret(secretKey), now);
   return { user_id: id, public_key: publicKey, secret_key: secretKey };
 }
 
-/** Issues new keys for an account; the old ones stop working at once. Null when no such account. */
-export async function rotateAccountKeys(db: Db, userId: number): Promise<IssuedKeys | null> {
+/**
+ * Issues new keys for an account; the old ones stop working at once. Null when no such account.
+ * Run from the CLI, outside the app: the time defaults to the system clock, as for `createAccount`.
+ */
+export async function rotateAccountKeys(db: Db, userId: number, now: Date = systemClock.now()): Promise<IssuedKeys | null> {
   const { publicKey, secretKey } = newKeyPair();
-  const done = await updateAccountKeys(db, userId, publicKey, hashSecret(secretKey));
+  const done = await updateAccountKeys(db, userId, publicKey, hashSecret(secretKey), now);
   return done ? { user_id: userId, public_key: publicKey, secret_key: secretKey } : null;
 }
 

@@ -16,7 +16,7 @@ import { syncSegmentMembership, type ContactsChange } from '../segments/segments
  * a type (an import, a deleted type); `{ fieldName }` a deleted custom field (segments naming it).
  */
 export async function audienceChanged(trx: Db, deps: AppDeps, userId: number, change: ContactsChange): Promise<void> {
-  await syncSegmentMembership(trx, userId, change);
+  await syncSegmentMembership(trx, userId, change, deps.clock.now());
   const scope: JoinScope = change.contactIds
     ? { contactIds: change.contactIds }
     : change.contactTypeId !== undefined

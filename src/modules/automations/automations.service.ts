@@ -237,7 +237,7 @@ export async function deleteAutomations(deps: AppDeps, userId: number, rawUtrs: 
   const now = deps.clock.now();
   return deps.database.db.transaction().execute(async (trx) => {
     const ids = await automationIdsByUtr(trx, userId, utrs);
-    const n = await softDeleteOwned(trx, 'automations', userId, ids);
+    const n = await softDeleteOwned(trx, 'automations', userId, ids, now);
     if (n === 0) throw new NotFound(Rnf);
     await automationsDeleted(trx, ids, now);
     return n;

@@ -33,27 +33,27 @@ export function findContactTypeByName(db: Q, userId: number, name: string, excep
     .executeTakeFirst();
 }
 
-export async function insertContactType(db: Q, userId: number, name: string): Promise<number> {
-  const now = isoMicros();
+export async function insertContactType(db: Q, userId: number, name: string, now: Date): Promise<number> {
+  const at = isoMicros(now);
   const row = await db
     .insertInto('contact_types')
-    .values({ user_id: userId, name, name_key: name.toLowerCase(), created_at: now, updated_at: now })
+    .values({ user_id: userId, name, name_key: name.toLowerCase(), created_at: at, updated_at: at })
     .returning('id')
     .executeTakeFirstOrThrow();
   return row.id;
 }
 
-export async function updateContactTypeName(db: Q, userId: number, id: number, name: string): Promise<void> {
+export async function updateContactTypeName(db: Q, userId: number, id: number, name: string, now: Date): Promise<void> {
   await db
     .updateTable('contact_types')
-    .set({ name, name_key: name.toLowerCase(), updated_at: isoMicros() })
+    .set({ name, name_key: name.toLowerCase(), updated_at: isoMicros(now) })
     .where('user_id', '=', userId)
     .where('id', '=', id)
     .execute();
 }
 
 /** Soft-deletes the contact type and its contacts. */
-export async function softDeleteContactType(db: Q, userId: number, id: number): Promise<void> {
-  await softDeleteOwned(db, 'contacts', userId, [id], { column: 'contact_type_id' });
-  await softDeleteOwned(db, 'contact_types', userId, [id]);
+export async function softDeleteContactType(db: Q, userId: number, id: number, now: Date): Promise<void> {
+  await softDeleteOwned(db, 'contacts', userId, [id], now, { column: 'contact_type_id' });
+  await softDeleteOwned(db, 'contact_types', userId, [id], now);
 }

@@ -32,9 +32,9 @@ async function assertNameFree(db: Db, userId: number, name: string, exceptId?: n
 }
 
 /** Creates a contact type; names are unique per account (case-insensitive). */
-export async function createContactType({ database: { db } }: AppDeps, userId: number, name: string): Promise<number> {
+export async function createContactType({ database: { db }, clock }: AppDeps, userId: number, name: string): Promise<number> {
   await assertNameFree(db, userId, name);
-  return uniqueOr('name', () => insertContactType(db, userId, name));
+  return uniqueOr('name', () => insertContactType(db, userId, name, clock.now()));
 }
 
 /** The contact type for `view`: a missing or unknown id is a field error on `contact_type_id`, not a 404. */
@@ -49,10 +49,10 @@ export async function viewContactType({ database: { db } }: AppDeps, userId: num
 }
 
 /** Renames a contact type; the new name must be free in the account too. */
-export async function renameContactType({ database: { db } }: AppDeps, userId: number, id: number, name: string): Promise<void> {
+export async function renameContactType({ database: { db }, clock }: AppDeps, userId: number, id: number, name: string): Promise<void> {
   if (!(await findContactType(db, userId, id))) throw new NotFound(RNF);
   await assertNameFree(db, userId, name, id);
-  await uniqueOr('name', () => updateContactTypeName(db, userId, id, name));
+  await uniqueOr('name', () => updateContactTypeName(db, userId, id, name, clock.now()));
 }
 
 /** Soft-deletes a contact type and its contacts, in one transaction. */
@@ -60,7 +60,7 @@ export async function deleteContactType(deps: AppDeps, userId: number, rawId: un
   const id = toId(rawId);
   await deps.database.db.transaction().execute(async (trx) => {
     if (!id || !(await findContactType(trx, userId, id))) throw new NotFound(RNF);
-    await softDeleteContactType(trx, userId, id);
+    await softDeleteContactType(trx, userId, id, deps.clock.now());
     // Its contacts are gone: they leave every segment (the segments themselves stay).
     await audienceChanged(trx, deps, userId, { contactTypeId: id });
   });

@@ -84,8 +84,8 @@ function merge(prev: ImportRow, next: ImportRow): ImportRow {
  * the sink. Every row counts once: `updated` when its email existed before it (in the contact
  * type, or earlier in the file), else `created`. Statements run one after the other.
  */
-async function contactWriter(trx: Db, client: pg.PoolClient | null, userId: number, typeId: number) {
-  const sink = contactSink(trx, client, userId, typeId, isoMicros());
+async function contactWriter(trx: Db, client: pg.PoolClient | null, userId: number, typeId: number, now: Date) {
+  const sink = contactSink(trx, client, userId, typeId, isoMicros(now));
   // When the type had no live contact at the start, only emails this import wrote can exist, so a
   // batch of new emails needs no lookup (a first import of a big list). SQLite has one writer;
   // on PostgreSQL a contact added to the type meanwhile is still never duplicated (ON CONFLICT).
@@ -142,7 +142,7 @@ export async function importContactsCsv(deps: AppDeps, userId: number, upload: C
       summary.errors.push({ row: 1, field: name, message: `The column ${name} is not a field; its values were ignored.` });
 
     await deps.database.transactionWithClient(async (trx, client) => {
-      const writer = await contactWriter(trx, client, userId, typeId);
+      const writer = await contactWriter(trx, client, userId, typeId, deps.clock.now());
       try {
         for await (const msg of reader) {
           if (msg.kind !== 'batch') continue;

@@ -59,7 +59,7 @@ export const eraseFromSegmentConditions: ErasureStep = async (trx, t) => {
     await setSegmentValue(trx, segment.id, value, isoMicros(t.now));
     changed++;
     if (segment.deleted_at !== null) continue;
-    await refreshSegmentMembers(trx, { ...segment, value }, await catalogueOf(trx, t.userId));
+    await refreshSegmentMembers(trx, { ...segment, value }, await catalogueOf(trx, t.userId), t.now);
     await enrollJoiners(trx, t.deps, t.userId, { segmentId: segment.id });
   }
   return changed;

@@ -82,7 +82,7 @@ export const ERASURE_STEPS: ErasureStep[] = [
   async (trx, t) => {
     const ids = (await contactsWithAddress(trx, t.userId, t.key)).map((c) => c.id);
     if (ids.length > 0) {
-      await softDeleteContacts(trx, t.userId, ids);
+      await softDeleteContacts(trx, t.userId, ids, t.now);
       await audienceChanged(trx, t.deps, t.userId, { contactIds: ids });
       await deleteContactRows(trx, t.userId, ids);
     }

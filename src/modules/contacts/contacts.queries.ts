@@ -70,28 +70,32 @@ export async function findContactIdByEmail(db: Q, userId: number, typeId: number
   return row?.id;
 }
 
-export async function insertContact(db: Q, values: Omit<Insertable<ContactTable>, 'created_at' | 'updated_at'>): Promise<number> {
-  const now = isoMicros();
+export async function insertContact(
+  db: Q,
+  values: Omit<Insertable<ContactTable>, 'created_at' | 'updated_at'>,
+  now: Date,
+): Promise<number> {
+  const at = isoMicros(now);
   const row = await db
     .insertInto('contacts')
-    .values({ ...values, created_at: now, updated_at: now })
+    .values({ ...values, created_at: at, updated_at: at })
     .returning('id')
     .executeTakeFirstOrThrow();
   return row.id;
 }
 
-export async function updateContactRow(db: Q, userId: number, id: number, values: Updateable<ContactTable>): Promise<void> {
+export async function updateContactRow(db: Q, userId: number, id: number, values: Updateable<ContactTable>, now: Date): Promise<void> {
   await db
     .updateTable('contacts')
-    .set({ ...values, updated_at: isoMicros() })
+    .set({ ...values, updated_at: isoMicros(now) })
     .where('user_id', '=', userId)
     .where('id', '=', id)
     .execute();
 }
 
 /** Soft-deletes the account's live contacts among `ids`; returns how many. */
-export function softDeleteContacts(db: Q, userId: number, ids: number[]): Promise<number> {
-  return softDeleteOwned(db, 'contacts', userId, ids);
+export function softDeleteContacts(db: Q, userId: number, ids: number[], now: Date): Promise<number> {
+  return softDeleteOwned(db, 'contacts', userId, ids, now);
 }
 
 /**

@@ -145,7 +145,7 @@ export async function addContact(deps: AppDeps, userId: number, input: ContactIn
   // The contact, its segment membership and its automation enrollments change together.
   return uniqueOr('email', () =>
     db.transaction().execute(async (trx) => {
-      const id = await insertContact(trx, { user_id: userId, ...columnsOf(input, custom) });
+      const id = await insertContact(trx, { user_id: userId, ...columnsOf(input, custom) }, deps.clock.now());
       await audienceChanged(trx, deps, userId, { contactIds: [id] });
       return id;
     }),
@@ -170,7 +170,7 @@ export async function updateContact(
   const custom = await checkContact(db, userId, input, rules, parseCustomValues(row?.custom_field ?? null), input.contact_id);
   await uniqueOr('email', () =>
     db.transaction().execute(async (trx) => {
-      await updateContactRow(trx, userId, input.contact_id, columnsOf(input, custom));
+      await updateContactRow(trx, userId, input.contact_id, columnsOf(input, custom), deps.clock.now());
       await audienceChanged(trx, deps, userId, { contactIds: [input.contact_id] });
     }),
   );
@@ -181,7 +181,7 @@ export async function deleteContact(deps: AppDeps, userId: number, rawId: unknow
   const id = toId(rawId);
   if (!id) throw new NotFound(RNF);
   await deps.database.db.transaction().execute(async (trx) => {
-    if ((await softDeleteContacts(trx, userId, [id])) === 0) throw new NotFound(RNF);
+    if ((await softDeleteContacts(trx, userId, [id], deps.clock.now())) === 0) throw new NotFound(RNF);
     await audienceChanged(trx, deps, userId, { contactIds: [id] });
   });
 }
@@ -190,7 +190,7 @@ export async function deleteContact(deps: AppDeps, userId: number, rawId: unknow
 export async function bulkDeleteContacts(deps: AppDeps, userId: number, ids: number[]): Promise<number> {
   const unique = [...new Set(ids)];
   return deps.database.db.transaction().execute(async (trx) => {
-    const n = await softDeleteContacts(trx, userId, unique);
+    const n = await softDeleteContacts(trx, userId, unique, deps.clock.now());
     if (n === 0) throw new NotFound(RNF);
     await audienceChanged(trx, deps, userId, { contactIds: unique });
     return n;

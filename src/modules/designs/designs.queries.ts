@@ -13,21 +13,21 @@ export function findDesign(db: Db, userId: number, id: number) {
   return selectDesigns(db, userId).where('id', '=', id).executeTakeFirst();
 }
 
-export async function insertDesign(db: Db, values: Omit<Insertable<DesignTable>, 'created_at' | 'updated_at'>): Promise<number> {
-  const now = isoMicros();
+export async function insertDesign(db: Db, values: Omit<Insertable<DesignTable>, 'created_at' | 'updated_at'>, now: Date): Promise<number> {
+  const at = isoMicros(now);
   const row = await db
     .insertInto('designs')
-    .values({ ...values, created_at: now, updated_at: now })
+    .values({ ...values, created_at: at, updated_at: at })
     .returning('id')
     .executeTakeFirstOrThrow();
   return row.id;
 }
 
 /** Changes a design of the account; false when there was none. */
-export async function updateDesignRow(db: Db, userId: number, id: number, values: Updateable<DesignTable>): Promise<boolean> {
+export async function updateDesignRow(db: Db, userId: number, id: number, values: Updateable<DesignTable>, now: Date): Promise<boolean> {
   const res = await db
     .updateTable('designs')
-    .set({ ...values, updated_at: isoMicros() })
+    .set({ ...values, updated_at: isoMicros(now) })
     .where('user_id', '=', userId)
     .where('id', '=', id)
     .executeTakeFirst();

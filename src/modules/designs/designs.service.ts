@@ -44,7 +44,11 @@ export async function createDesign(deps: AppDeps, userId: number, input: DesignI
   const rules = new Rules(schemaFailures);
   const html = await compiled(input.template_json, rules);
   rules.done();
-  return insertDesign(deps.database.db, { user_id: userId, name: input.name, template_json: input.template_json, html_code: html! });
+  return insertDesign(
+    deps.database.db,
+    { user_id: userId, name: input.name, template_json: input.template_json, html_code: html! },
+    deps.clock.now(),
+  );
 }
 
 /** Changes the name and/or the document of a design (what is not given stays). */
@@ -58,7 +62,7 @@ export async function updateDesign(deps: AppDeps, userId: number, input: DesignU
     ...(input.name !== undefined ? { name: input.name } : {}),
     ...(input.template_json !== undefined ? { template_json: input.template_json, html_code: html! } : {}),
   };
-  if (!(await updateDesignRow(db, userId, input.id, values))) throw new NotFound(Rnf);
+  if (!(await updateDesignRow(db, userId, input.id, values, deps.clock.now()))) throw new NotFound(Rnf);
 }
 
 /** Copies a design of the account as `<name> (copy)`; returns the copy's id. */
@@ -69,7 +73,7 @@ export async function duplicateDesign(deps: AppDeps, userId: number, input: { id
   if (!row) throw new NotFound(Rnf);
   // The name stays within its 255 characters: a long name loses its end, never the suffix.
   const name = `${row.name.slice(0, 255 - ' (copy)'.length)} (copy)`;
-  return insertDesign(db, { user_id: userId, name, template_json: row.template_json, html_code: row.html_code });
+  return insertDesign(db, { user_id: userId, name, template_json: row.template_json, html_code: row.html_code }, deps.clock.now());
 }
 
 /** Deletes a design of the account. Sends made with it keep their own copy of its document. */

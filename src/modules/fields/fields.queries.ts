@@ -21,11 +21,11 @@ export function findCustomField(db: Q, userId: number, id: number) {
   return db.selectFrom('fields').selectAll().where('user_id', '=', userId).where('id', '=', id).executeTakeFirst();
 }
 
-export async function insertCustomField(db: Q, userId: number, name: string, type: string): Promise<number> {
-  const now = isoMicros();
+export async function insertCustomField(db: Q, userId: number, name: string, type: string, now: Date): Promise<number> {
+  const at = isoMicros(now);
   const row = await db
     .insertInto('fields')
-    .values({ user_id: userId, field_name: name, field_type: type, is_reserved: 0, created_at: now, updated_at: now })
+    .values({ user_id: userId, field_name: name, field_type: type, is_reserved: 0, created_at: at, updated_at: at })
     .returning('id')
     .executeTakeFirstOrThrow();
   return row.id;

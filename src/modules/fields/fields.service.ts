@@ -22,7 +22,7 @@ export function listFields({ database: { db } }: AppDeps, userId: number | null)
  * The schema's failures (`schemaFailures`) are reported together with these rules.
  */
 export async function createCustomField(
-  { database: { db } }: AppDeps,
+  { database: { db }, clock }: AppDeps,
   userId: number,
   input: { field_name?: string; field_type?: string },
   schemaFailures: FieldErrors = {},
@@ -35,7 +35,7 @@ export async function createCustomField(
     return [...existing.keys()].some((n) => n.toLowerCase() === key) ? messages.unique('field_name') : null;
   });
   rules.done();
-  return uniqueOr('field_name', () => insertCustomField(db, userId, input.field_name!, input.field_type!));
+  return uniqueOr('field_name', () => insertCustomField(db, userId, input.field_name!, input.field_type!, clock.now()));
 }
 
 /** Deletes one of the account's custom fields and its values on every contact. */

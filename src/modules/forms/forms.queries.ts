@@ -18,20 +18,24 @@ export function findFormById(db: Db, id: number) {
   return db.selectFrom('signup_forms').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-export async function insertForm(db: Db, values: Omit<Insertable<SignupFormTable>, 'created_at' | 'updated_at'>): Promise<number> {
-  const now = isoMicros();
+export async function insertForm(
+  db: Db,
+  values: Omit<Insertable<SignupFormTable>, 'created_at' | 'updated_at'>,
+  now: Date,
+): Promise<number> {
+  const at = isoMicros(now);
   const row = await db
     .insertInto('signup_forms')
-    .values({ ...values, created_at: now, updated_at: now })
+    .values({ ...values, created_at: at, updated_at: at })
     .returning('id')
     .executeTakeFirstOrThrow();
   return row.id;
 }
 
-export async function updateFormRow(db: Db, userId: number, id: number, values: Updateable<SignupFormTable>): Promise<void> {
+export async function updateFormRow(db: Db, userId: number, id: number, values: Updateable<SignupFormTable>, now: Date): Promise<void> {
   await db
     .updateTable('signup_forms')
-    .set({ ...values, updated_at: isoMicros() })
+    .set({ ...values, updated_at: isoMicros(now) })
     .where('user_id', '=', userId)
     .where('id', '=', id)
     .execute();

@@ -86,7 +86,7 @@ async function checkForm(deps: AppDeps, db: Db, userId: number, input: FormInput
 export async function createForm(deps: AppDeps, userId: number, input: FormInput, schemaFailures: FieldErrors) {
   const { db } = deps.database;
   const values = await checkForm(deps, db, userId, input, new Rules(schemaFailures));
-  const id = await insertForm(db, { user_id: userId, ...values });
+  const id = await insertForm(db, { user_id: userId, ...values }, deps.clock.now());
   return { id, embed_html: (await getForm(deps, userId, id)).embed_html };
 }
 
@@ -96,7 +96,7 @@ export async function updateForm(deps: AppDeps, userId: number, input: FormInput
   const rules = new Rules(schemaFailures);
   if (!rules.failed('id') && !(inRange(input.id) && (await findForm(db, userId, input.id)))) throw new NotFound(Rnf);
   const values = await checkForm(deps, db, userId, input, rules);
-  await updateFormRow(db, userId, input.id, values);
+  await updateFormRow(db, userId, input.id, values, deps.clock.now());
 }
 
 /** Deletes a form of the account: its pending sign-ups go with it, the consents it collected stay. */

@@ -206,7 +206,7 @@ export async function confirmSignUp(deps: AppDeps, token: unknown, visitor: Visi
     await lockAccountAddress(trx, form.user_id, pending.email_key);
     if (await isBarred(trx, form.user_id, pending.email)) return { kind: 'refused', email: pending.email } as const;
 
-    const contactId = await saveContact(trx, form, pending.email, JSON.parse(pending.field_values) as Record<string, string>);
+    const contactId = await saveContact(trx, form, pending.email, JSON.parse(pending.field_values) as Record<string, string>, now);
     await audienceChanged(trx, deps, form.user_id, { contactIds: [contactId] });
     if (form.unsubscribe_group_id !== null) {
       const entries = await entriesOfEmail(trx, form.user_id, pending.email_key);
@@ -246,7 +246,7 @@ export async function confirmSignUp(deps: AppDeps, token: unknown, visitor: Visi
  * Creates the contact of a confirmed sign-up in the form's contact type, or updates the one with
  * that address: the values given replace the stored ones, custom values are merged.
  */
-async function saveContact(trx: Db, form: FormRow, email: string, values: Record<string, string>): Promise<number> {
+async function saveContact(trx: Db, form: FormRow, email: string, values: Record<string, string>, now: Date): Promise<number> {
   const columns: Record<string, string> = {};
   const custom: Record<string, string> = {};
   for (const [k, v] of Object.entries(values)) (COLUMNS.has(k) ? columns : custom)[k] = v;
@@ -254,24 +254,28 @@ async function saveContact(trx: Db, form: FormRow, email: string, values: Record
   const row = existing ? await findContact(trx, form.user_id, existing) : undefined;
   if (row) {
     const merged = { ...parseCustomValues(row.custom_field), ...custom };
-    await updateContactRow(trx, form.user_id, row.id, { ...columns, custom_field: serializeCustomValues(merged) });
+    await updateContactRow(trx, form.user_id, row.id, { ...columns, custom_field: serializeCustomValues(merged) }, now);
     return row.id;
   }
-  return insertContact(trx, {
-    user_id: form.user_id,
-    contact_type_id: form.contact_type_id,
-    email,
-    email_key: email.toLowerCase(),
-    first_name: columns.first_name ?? '',
-    last_name: columns.last_name ?? '',
-    country: columns.country ?? '',
-    alt_email: columns.alt_email ?? null,
-    state: columns.state ?? null,
-    city: columns.city ?? null,
-    address_line1: columns.address_line1 ?? null,
-    address_line2: columns.address_line2 ?? null,
-    state_province_region: columns.state_province_region ?? null,
-    postal_code: columns.postal_code ?? null,
-    custom_field: serializeCustomValues(custom),
-  });
+  return insertContact(
+    trx,
+    {
+      user_id: form.user_id,
+      contact_type_id: form.contact_type_id,
+      email,
+      email_key: email.toLowerCase(),
+      first_name: columns.first_name ?? '',
+      last_name: columns.last_name ?? '',
+      country: columns.country ?? '',
+      alt_email: columns.alt_email ?? null,
+      state: columns.state ?? null,
+      city: columns.city ?? null,
+      address_line1: columns.address_line1 ?? null,
+      address_line2: columns.address_line2 ?? null,
+      state_province_region: columns.state_province_region ?? null,
+      postal_code: columns.postal_code ?? null,
+      custom_field: serializeCustomValues(custom),
+    },
+    now,
+  );
 }

@@ -17,11 +17,11 @@ export async function hasNotificationRecipient(db: Db, userId: number, email: st
   return row !== undefined;
 }
 
-export async function insertNotificationRecipient(db: Db, userId: number, email: string, owner: string): Promise<number> {
-  const now = isoMicros();
+export async function insertNotificationRecipient(db: Db, userId: number, email: string, owner: string, now: Date): Promise<number> {
+  const at = isoMicros(now);
   const row = await db
     .insertInto('notification_recipients')
-    .values({ user_id: userId, email_address: email, email_key: email.toLowerCase(), email_owner: owner, created_at: now, updated_at: now })
+    .values({ user_id: userId, email_address: email, email_key: email.toLowerCase(), email_owner: owner, created_at: at, updated_at: at })
     .returning('id')
     .executeTakeFirstOrThrow();
   return row.id;

@@ -33,7 +33,7 @@ export async function addNotificationRecipient(
     (await hasNotificationRecipient(db, userId, email)) ? messages.unique('email_address') : null,
   );
   rules.done();
-  return uniqueOr('email_address', () => insertNotificationRecipient(db, userId, input.email_address, input.email_owner));
+  return uniqueOr('email_address', () => insertNotificationRecipient(db, userId, input.email_address, input.email_owner, deps.clock.now()));
 }
 
 /** Deletes one recipient of the account; not found when there is none. */

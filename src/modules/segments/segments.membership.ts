@@ -72,12 +72,13 @@ export function segmentCandidates(db: Db, segment: SegmentRow, catalogue: Map<st
  * `contactIds`: removes members that no longer match (one DELETE) and adds the matching contacts
  * that are neither members nor excluded (one INSERT … SELECT). Members that still match keep
  * their row, id and `created_at` (the time they joined). `fresh` (a new segment) skips both
- * membership checks: there is nothing to remove or skip yet.
+ * membership checks: there is nothing to remove or skip yet. New members join at `now`.
  */
 export async function refreshSegmentMembers(
   db: Db,
   segment: SegmentRow,
   catalogue: Map<string, FieldKind>,
+  now: Date,
   opts: { contactIds?: number[]; fresh?: boolean } = {},
 ): Promise<void> {
   const ids = opts.contactIds;
@@ -122,13 +123,13 @@ export async function refreshSegmentMembers(
           ),
         ),
     );
-  const now = isoMicros();
+  const at = isoMicros(now);
   const member = (contactId: Expression<number>) => [
     sql<number>`cast(${segment.user_id} as integer)`.as('user_id'),
     sql<number>`cast(${segment.id} as integer)`.as('segment_id'),
     sql<number>`${contactId}`.as('contact_id'),
-    sql<string>`cast(${now} as text)`.as('created_at'),
-    sql<string>`cast(${now} as text)`.as('updated_at'),
+    sql<string>`cast(${at} as text)`.as('created_at'),
+    sql<string>`cast(${at} as text)`.as('updated_at'),
   ];
 
   let source;
@@ -161,7 +162,7 @@ export async function refreshSegmentMembers(
  * `{ contactTypeId }` recomputes the segments of that type; `{ fieldName }` those naming the
  * field; `{}` every segment of the account.
  */
-export async function syncSegmentMembership(db: Db, userId: number, change: ContactsChange): Promise<void> {
+export async function syncSegmentMembership(db: Db, userId: number, change: ContactsChange, now: Date): Promise<void> {
   await lockAccountSegments(db, userId);
   const ids = change.contactIds ? [...new Set(change.contactIds)] : undefined;
   if (ids && ids.length === 0) return;
@@ -174,11 +175,11 @@ export async function syncSegmentMembership(db: Db, userId: number, change: Cont
   const catalogue = await catalogueOf(db, userId);
   for (const segment of segments) {
     if (!ids) {
-      await refreshSegmentMembers(db, segment, catalogue);
+      await refreshSegmentMembers(db, segment, catalogue, now);
       continue;
     }
     for (let i = 0; i < ids.length; i += CHUNK) {
-      await refreshSegmentMembers(db, segment, catalogue, { contactIds: ids.slice(i, i + CHUNK) });
+      await refreshSegmentMembers(db, segment, catalogue, now, { contactIds: ids.slice(i, i + CHUNK) });
     }
   }
 }

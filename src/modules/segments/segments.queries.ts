@@ -104,21 +104,21 @@ export function segmentsTouching(db: Db, userId: number, contactIds: number[]) {
     .execute();
 }
 
-export async function insertSegment(db: Db, userId: number, values: SegmentValues): Promise<number> {
-  const now = isoMicros();
+export async function insertSegment(db: Db, userId: number, values: SegmentValues, now: Date): Promise<number> {
+  const at = isoMicros(now);
   const row = await db
     .insertInto('segments')
-    .values({ user_id: userId, ...columnsOf(values), created_at: now, updated_at: now })
+    .values({ user_id: userId, ...columnsOf(values), created_at: at, updated_at: at })
     .returning('id')
     .executeTakeFirstOrThrow();
   return row.id;
 }
 
 /** Saves a new definition; the old exclusions end with it (the segment was edited). */
-export async function updateSegmentRow(db: Db, userId: number, id: number, values: SegmentValues): Promise<void> {
+export async function updateSegmentRow(db: Db, userId: number, id: number, values: SegmentValues, now: Date): Promise<void> {
   await db
     .updateTable('segments')
-    .set({ ...columnsOf(values), updated_at: isoMicros() })
+    .set({ ...columnsOf(values), updated_at: isoMicros(now) })
     .where('user_id', '=', userId)
     .where('id', '=', id)
     .execute();
@@ -126,8 +126,8 @@ export async function updateSegmentRow(db: Db, userId: number, id: number, value
 }
 
 /** Soft-deletes a segment and removes its members and exclusions. */
-export async function softDeleteSegment(db: Db, userId: number, id: number): Promise<void> {
-  await softDeleteOwned(db, 'segments', userId, [id]);
+export async function softDeleteSegment(db: Db, userId: number, id: number, now: Date): Promise<void> {
+  await softDeleteOwned(db, 'segments', userId, [id], now);
   await db.deleteFrom('segment_recipients').where('segment_id', '=', id).execute();
   await db.deleteFrom('segment_exclusions').where('segment_id', '=', id).execute();
 }
@@ -214,8 +214,9 @@ export async function insertHandRecipient(
   userId: number,
   segmentId: number,
   v: { first_name: string; last_name: string; email: string },
+  now: Date,
 ) {
-  const now = isoMicros();
+  const at = isoMicros(now);
   const row = await db
     .insertInto('segment_recipients')
     .values({
@@ -224,8 +225,8 @@ export async function insertHandRecipient(
       contact_id: null,
       ...v,
       email_key: v.email.toLowerCase(),
-      created_at: now,
-      updated_at: now,
+      created_at: at,
+      updated_at: at,
     })
     .returning('id')
     .executeTakeFirstOrThrow();

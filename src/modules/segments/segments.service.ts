@@ -94,9 +94,10 @@ export async function createSegment(deps: AppDeps, userId: number, input: Segmen
   const values = await checkSegment(db, userId, input, new Rules(schemaFailures));
   return db.transaction().execute(async (trx) => {
     await lockAccountSegments(trx, userId);
-    const id = await insertSegment(trx, userId, values);
+    const now = deps.clock.now();
+    const id = await insertSegment(trx, userId, values, now);
     const row = (await findSegment(trx, userId, id))!;
-    await refreshSegmentMembers(trx, row, await catalogueOf(trx, userId), { fresh: true });
+    await refreshSegmentMembers(trx, row, await catalogueOf(trx, userId), now, { fresh: true });
     return id;
   });
 }
@@ -118,9 +119,10 @@ export async function updateSegment(
   await db.transaction().execute(async (trx) => {
     await lockAccountSegments(trx, userId);
     if (!(await findSegment(trx, userId, input.segment_id))) throw new NotFound(RNF);
-    await updateSegmentRow(trx, userId, input.segment_id, values);
+    const now = deps.clock.now();
+    await updateSegmentRow(trx, userId, input.segment_id, values, now);
     const row = (await findSegment(trx, userId, input.segment_id))!;
-    await refreshSegmentMembers(trx, row, await catalogueOf(trx, userId));
+    await refreshSegmentMembers(trx, row, await catalogueOf(trx, userId), now);
     await enrollJoiners(trx, deps, userId, { segmentId: row.id });
   });
 }
@@ -131,7 +133,7 @@ export async function deleteSegment(deps: AppDeps, userId: number, rawId: unknow
   await deps.database.db.transaction().execute(async (trx) => {
     if (!id || !(await findSegment(trx, userId, id))) throw new NotFound(RNF);
     await lockAccountSegments(trx, userId);
-    await softDeleteSegment(trx, userId, id);
+    await softDeleteSegment(trx, userId, id, deps.clock.now());
   });
 }
 
@@ -162,11 +164,17 @@ export async function addRecipient(deps: AppDeps, userId: number, input: Recipie
   return uniqueOr('email', () =>
     db.transaction().execute(async (trx) => {
       await lockAccountSegments(trx, userId);
-      const id = await insertHandRecipient(trx, userId, segment!.id, {
-        first_name: input.first_name,
-        last_name: input.last_name,
-        email: input.email,
-      });
+      const id = await insertHandRecipient(
+        trx,
+        userId,
+        segment!.id,
+        {
+          first_name: input.first_name,
+          last_name: input.last_name,
+          email: input.email,
+        },
+        deps.clock.now(),
+      );
       await enrollJoiners(trx, deps, userId, { segmentId: segment!.id });
       return id;
     }),

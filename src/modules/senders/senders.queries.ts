@@ -32,10 +32,10 @@ export async function insertSender(db: Db, values: Insertable<SenderTable>): Pro
   return row.id;
 }
 
-export async function updateSenderRow(db: Db, userId: number, id: number, values: Updateable<SenderTable>): Promise<void> {
+export async function updateSenderRow(db: Db, userId: number, id: number, values: Updateable<SenderTable>, now: Date): Promise<void> {
   await db
     .updateTable('senders')
-    .set({ ...values, updated_at: isoMicros() })
+    .set({ ...values, updated_at: isoMicros(now) })
     .where('user_id', '=', userId)
     .where('id', '=', id)
     .where('deleted_at', 'is', null)
@@ -43,8 +43,8 @@ export async function updateSenderRow(db: Db, userId: number, id: number, values
 }
 
 /** Soft-deletes a live sender; false when there was none. */
-export async function softDeleteSender(db: Db, userId: number, id: number): Promise<boolean> {
-  return (await softDeleteOwned(db, 'senders', userId, [id])) > 0;
+export async function softDeleteSender(db: Db, userId: number, id: number, now: Date): Promise<boolean> {
+  return (await softDeleteOwned(db, 'senders', userId, [id], now)) > 0;
 }
 
 /**
@@ -64,10 +64,10 @@ export async function claimVerificationSlot(db: Db, userId: number, id: number, 
 }
 
 /** Marks a live, unverified sender verified; false when it already was (or is gone). */
-export async function markSenderVerified(db: Db, id: number, fromEmail: string): Promise<boolean> {
+export async function markSenderVerified(db: Db, id: number, fromEmail: string, now: Date): Promise<boolean> {
   const res = await db
     .updateTable('senders')
-    .set({ is_verified: 1, updated_at: isoMicros() })
+    .set({ is_verified: 1, updated_at: isoMicros(now) })
     .where('id', '=', id)
     .where('from_email', '=', fromEmail)
     .where('is_verified', '=', 0)

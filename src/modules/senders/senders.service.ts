@@ -96,7 +96,7 @@ export async function createSender(deps: AppDeps, userId: number, input: SenderI
   const rules = new Rules(schemaFailures);
   checkAddress(input, rules);
   rules.done();
-  const now = new Date();
+  const now = deps.clock.now();
   const values = {
     user_id: userId,
     ...columnsOf(input),
@@ -130,9 +130,10 @@ export async function updateSender(
   checkAddress(input, rules);
   rules.done();
   const emailChanged = row!.from_email.toLowerCase() !== input.from_email.toLowerCase();
-  const reverify = emailChanged ? { is_verified: 0, send_at: sqlDateTime() } : {};
+  const now = deps.clock.now();
+  const reverify = emailChanged ? { is_verified: 0, send_at: sqlDateTime(now) } : {};
   await db.transaction().execute(async (trx) => {
-    await updateSenderRow(trx, userId, input.sender_id, { ...columnsOf(input), ...reverify });
+    await updateSenderRow(trx, userId, input.sender_id, { ...columnsOf(input), ...reverify }, now);
     if (emailChanged) {
       const updated = await findSender(trx, userId, input.sender_id);
       if (updated) await queueVerification(trx, deps, updated);
@@ -143,7 +144,7 @@ export async function updateSender(
 /** Soft-deletes a sender. */
 export async function deleteSender(deps: AppDeps, userId: number, rawId: unknown): Promise<void> {
   const id = toId(rawId);
-  if (!id || !(await softDeleteSender(deps.database.db, userId, id))) throw new NotFound(RNF);
+  if (!id || !(await softDeleteSender(deps.database.db, userId, id, deps.clock.now()))) throw new NotFound(RNF);
 }
 
 /**
@@ -153,7 +154,7 @@ export async function deleteSender(deps: AppDeps, userId: number, rawId: unknown
 export async function resendVerification(deps: AppDeps, userId: number, rawId: unknown): Promise<void> {
   const { db } = deps.database;
   const row = await requireSender(db, userId, rawId);
-  const now = new Date();
+  const now = deps.clock.now();
   const notAfter = sqlDateTime(new Date(now.getTime() - RESEND_INTERVAL_SECONDS * 1000));
   const claimed = await db.transaction().execute(async (trx) => {
     if (!(await claimVerificationSlot(trx, userId, row.id, sqlDateTime(now), notAfter))) return false;
@@ -189,7 +190,7 @@ export async function verifySenderByToken(deps: AppDeps, token: unknown): Promis
   const row = await findSenderForVerification(db, claim.senderId);
   if (!row || !claim.matches(row.from_email)) return { ok: false, reason: 'gone' };
   await db.transaction().execute(async (trx) => {
-    if (!(await markSenderVerified(trx, row.id, row.from_email))) return;
+    if (!(await markSenderVerified(trx, row.id, row.from_email, deps.clock.now()))) return;
     await enqueueEvent(trx, deps, row.user_id, 'sender.verified', {
       sender_id: row.id,
       from_name: row.from_name,

@@ -37,10 +37,11 @@ export async function updateSendIfStatus(
   id: number,
   statuses: number[],
   values: Updateable<SingleSendTable>,
+  now: Date,
 ): Promise<boolean> {
   const res = await db
     .updateTable('single_sends')
-    .set({ ...values, updated_at: isoMicros() })
+    .set({ ...values, updated_at: isoMicros(now) })
     .where('user_id', '=', userId)
     .where('id', '=', id)
     .where('deleted_at', 'is', null)
@@ -61,12 +62,12 @@ export function findSendsByUtr(db: Db, userId: number, utrs: string[]) {
 }
 
 /** Soft-deletes the account's live sends among `ids`; returns how many. */
-export async function softDeleteSends(db: Db, userId: number, ids: number[]): Promise<number> {
+export async function softDeleteSends(db: Db, userId: number, ids: number[], now: Date): Promise<number> {
   if (ids.length === 0) return 0;
-  const now = isoMicros();
+  const at = isoMicros(now);
   const res = await db
     .updateTable('single_sends')
-    .set({ deleted_at: now, updated_at: now })
+    .set({ deleted_at: at, updated_at: at })
     .where('user_id', '=', userId)
     .where('id', 'in', ids)
     .where('deleted_at', 'is', null)

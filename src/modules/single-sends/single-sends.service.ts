@@ -131,7 +131,9 @@ export async function updateSingleSend(
   await db.transaction().execute(async (trx) => {
     // The status condition closes the gap between the check above and this write: a worker may
     // have started the send meanwhile.
-    if (!(await updateSendIfStatus(trx, userId, row!.id, [STATUS.initiate, STATUS.ready], { ...columns, status: savedStatus(input) }))) {
+    if (
+      !(await updateSendIfStatus(trx, userId, row!.id, [STATUS.initiate, STATUS.ready], { ...columns, status: savedStatus(input) }, now))
+    ) {
       const current = await findSingleSend(trx, userId, row!.utr);
       if (!current) throw new NotFound(Rnf);
       throw new Conflict(conflictText(current.status));
@@ -197,6 +199,7 @@ export async function deleteSingleSends(deps: AppDeps, userId: number, rawUtrs: 
       trx,
       userId,
       rows.map((r) => r.id),
+      deps.clock.now(),
     );
     if (n === 0) throw new NotFound(Rnf);
     await cancelQueuedMessages(

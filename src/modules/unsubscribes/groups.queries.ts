@@ -54,12 +54,12 @@ function newRandId(): string {
  * Inserts a group with a fresh `rand_id`. The unique index decides collisions: a clash inserts
  * nothing (ON CONFLICT DO NOTHING) and the insert is retried with another value.
  */
-export async function insertGroup(db: Db, userId: number, values: GroupValues): Promise<number> {
-  const now = isoMicros();
+export async function insertGroup(db: Db, userId: number, values: GroupValues, now: Date): Promise<number> {
+  const at = isoMicros(now);
   for (let attempt = 0; attempt < 8; attempt++) {
     const row = await db
       .insertInto('unsubscribe_groups')
-      .values({ user_id: userId, rand_id: newRandId(), ...values, created_at: now, updated_at: now })
+      .values({ user_id: userId, rand_id: newRandId(), ...values, created_at: at, updated_at: at })
       .onConflict((oc) => oc.column('rand_id').doNothing())
       .returning('id')
       .executeTakeFirst();
@@ -69,10 +69,10 @@ export async function insertGroup(db: Db, userId: number, values: GroupValues): 
 }
 
 /** Updates a live group of the account; returns whether one was updated. */
-export async function updateGroupRow(db: Db, userId: number, id: number, values: GroupValues): Promise<boolean> {
+export async function updateGroupRow(db: Db, userId: number, id: number, values: GroupValues, now: Date): Promise<boolean> {
   const res = await db
     .updateTable('unsubscribe_groups')
-    .set({ ...values, updated_at: isoMicros() })
+    .set({ ...values, updated_at: isoMicros(now) })
     .where('user_id', '=', userId)
     .where('id', '=', id)
     .where('deleted_at', 'is', null)
@@ -81,6 +81,6 @@ export async function updateGroupRow(db: Db, userId: number, id: number, values:
 }
 
 /** Soft-deletes a live group of the account (its recipients stay); returns whether one was deleted. */
-export async function softDeleteGroup(db: Db, userId: number, id: number): Promise<boolean> {
-  return (await softDeleteOwned(db, 'unsubscribe_groups', userId, [id])) > 0;
+export async function softDeleteGroup(db: Db, userId: number, id: number, now: Date): Promise<boolean> {
+  return (await softDeleteOwned(db, 'unsubscribe_groups', userId, [id], now)) > 0;
 }

@@ -35,7 +35,7 @@ function checkGroup(input: GroupInput, schemaFailures: FieldErrors): GroupValues
 
 /** Creates a group; returns its id. */
 export async function createGroup(deps: AppDeps, userId: number, input: GroupInput, schemaFailures: FieldErrors): Promise<number> {
-  return insertGroup(deps.database.db, userId, checkGroup(input, schemaFailures));
+  return insertGroup(deps.database.db, userId, checkGroup(input, schemaFailures), deps.clock.now());
 }
 
 /** One live group of the account for `details`; a missing, malformed or foreign id is RNF. */
@@ -61,11 +61,11 @@ export async function updateGroup(
   const id = toId(rawId);
   if (!id || !(await findUnsubscribeGroup(db, userId, id))) throw new NotFound(RNF);
   const values = checkGroup(input, schemaFailures);
-  if (!(await updateGroupRow(db, userId, id, values))) throw new NotFound(RNF);
+  if (!(await updateGroupRow(db, userId, id, values, deps.clock.now()))) throw new NotFound(RNF);
 }
 
 /** Soft-deletes a group: hidden from every endpoint, its recipients kept so suppression history stays. */
 export async function deleteGroup(deps: AppDeps, userId: number, rawId: unknown): Promise<void> {
   const id = toId(rawId);
-  if (!id || !(await softDeleteGroup(deps.database.db, userId, id))) throw new NotFound(RNF);
+  if (!id || !(await softDeleteGroup(deps.database.db, userId, id, deps.clock.now()))) throw new NotFound(RNF);
 }
