@@ -113,7 +113,7 @@ async function benchEngine(engine: Engine): Promise<void> {
       .where('id', '=', send.sendId)
       .executeTakeFirstOrThrow();
     const suppressed = await bench.db
-      .selectFrom('bounced_addresses')
+      .selectFrom('suppressions')
       .select((eb) => eb.fn.countAll().as('n'))
       .where('user_id', '=', user_id)
       .executeTakeFirstOrThrow();

@@ -19,14 +19,24 @@ function importsOf(file: string): string[] {
 }
 
 describe('the floors of the code hold', () => {
-  test('nothing in db/, http/, delivery/, events/, queue/, ledger/, jobs/, reference/ or util/ imports a module', () => {
-    const low = ['db', 'http', 'delivery', 'events', 'queue', 'ledger', 'jobs', 'reference', 'util'].flatMap(filesUnder);
+  test('nothing in db/, http/, delivery/, events/, queue/, ledger/, jobs/, reference/, suppression/ or util/ imports a module', () => {
+    const low = ['db', 'http', 'delivery', 'events', 'queue', 'ledger', 'jobs', 'reference', 'suppression', 'util'].flatMap(filesUnder);
     const up = low.flatMap((f) =>
       importsOf(f)
         .filter((i) => i.startsWith('modules/') || i === 'mail-kinds.js')
         .map((i) => `${f} → ${i}`),
     );
     assert.deepEqual(up, []);
+  });
+
+  test('suppression/ stands on db/, util/, events/ and http/errors only', () => {
+    const allowed = (i: string) => /^(db|util|events|suppression)\//.test(i) || i === 'http/errors.js';
+    const out = filesUnder('suppression').flatMap((f) =>
+      importsOf(f)
+        .filter((i) => !allowed(i))
+        .map((i) => `${f} → ${i}`),
+    );
+    assert.deepEqual(out, []);
   });
 
   test('the generic queue, ledger and job files name no kind of mail', () => {

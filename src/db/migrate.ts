@@ -21,6 +21,7 @@ import * as m018 from './migrations/018_console_indexes.js';
 import * as m019 from './migrations/019_idempotency.js';
 import * as m020 from './migrations/020_designs.js';
 import * as m021 from './migrations/021_signup_log.js';
+import * as m022 from './migrations/022_suppressions.js';
 
 /** Every migration, in order. A new migration is one import and one line here. */
 const migrations: Record<string, Migration> = {
@@ -45,6 +46,7 @@ const migrations: Record<string, Migration> = {
   '019_idempotency': m019,
   '020_designs': m020,
   '021_signup_log': m021,
+  '022_suppressions': m022,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -245,11 +245,15 @@ export interface MailMessageTable {
 /** A row of the mail queue, as read. */
 export type QueuedMessage = Selectable<MailMessageTable>;
 
-/** Why an address is suppressed: a hard bounce, 3 soft bounces within 30 days, or a spam complaint. */
+/**
+ * Why an address is suppressed: a hard bounce, 3 soft bounces within 30 days, or a spam complaint
+ * (`suppressions.reason`, as the API shows it). A future sunset reason (`inactive`) would be one more
+ * value here, written and read by src/suppression/ only.
+ */
 export type SuppressionReason = 'hard_bounce' | 'soft_bounces' | 'complaint';
 
 /** A suppressed address of the account: never mailed again by the account (until lifted). */
-export interface BouncedAddressTable {
+export interface SuppressionTable {
   id: Generated<number>;
   user_id: number;
   /** The address in lower case: what every check compares. */
@@ -581,7 +585,7 @@ export interface DB {
   segment_exclusions: SegmentExclusionTable;
   single_sends: SingleSendTable;
   mail_messages: MailMessageTable;
-  bounced_addresses: BouncedAddressTable;
+  suppressions: SuppressionTable;
   soft_bounces: SoftBounceTable;
   inbound_events: InboundEventTable;
   automations: AutomationTable;

@@ -1,8 +1,8 @@
 /**
  * Who a campaign's targets name, as SQL the database runs in one statement: the members of
- * contact types and segments, and the suppression every campaign mail obeys. Shared by single
- * sends (resolved when a send starts) and automations (enrolled as contacts join, checked at
- * each step), so both mail exactly the same people.
+ * contact types and segments. Shared by single sends (resolved when a send starts) and
+ * automations (enrolled as contacts join, checked at each step), so both mail exactly the same
+ * people; the suppression they obey is `suppressedSql` of src/suppression/.
  */
 import { sql, type RawBuilder } from 'kysely';
 import { jsonObjectText, type Engine } from '../db/dialect.js';
@@ -64,16 +64,3 @@ export const pickOncePerAddress = sql`row_number() over (
   partition by t.email_key
   order by case when t.contact_id is null then 1 else 0 end, t.contact_id, t.hand_id
 )`;
-
-/**
- * True when the account must not mail the address `emailKey` (an SQL expression) under the
- * unsubscribe group `groupId`: it is on the global unsubscribe list, on the group's list, or it
- * hard-bounced before.
- */
-export function suppressed(userId: number, groupId: number | null, emailKey: RawBuilder<unknown>): RawBuilder<boolean> {
-  return sql<boolean>`(exists (
-      select 1 from unsubscribers u
-      where u.user_id = ${userId} and u.email_key = ${emailKey}
-        and (u.unsubscribe_groups_id is null or u.unsubscribe_groups_id = ${groupId})
-    ) or exists (select 1 from bounced_addresses b where b.user_id = ${userId} and b.email_key = ${emailKey}))`;
-}

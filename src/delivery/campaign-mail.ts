@@ -2,10 +2,11 @@
  * The mail of each recipient of a campaign (a single send, or an automation email), made when a
  * worker is about to send it: the design compiled once per campaign (kept while it runs), then per
  * recipient only string joins of the recipient's values into it, and the headers. Suppression is
- * checked again here, at send time, so an address unsubscribed after it was queued is skipped.
+ * checked before this, once per claimed batch, by the mail lane (src/suppression/): a row that
+ * reaches the renderer may be mailed.
  */
 import type { Config } from '../config.js';
-import type { Database, Db } from '../db/index.js';
+import type { Database } from '../db/index.js';
 import type { QueuedMessage } from '../db/types.js';
 import { mailtoAddress } from '../util/email.js';
 import { trackedLinkIds, type LinkOwner } from './click-links.js';
@@ -20,8 +21,6 @@ export interface CampaignSource {
   userId: number;
   /** Why its messages must not go any more (it was deleted), or null. */
   cancelled: string | null;
-  /** The unsubscribe group its mail is sent under. */
-  groupId: number | null;
   /** The compiled design (see `compiledOnce`). */
   design: () => Promise<CompiledDesign>;
   /** Who owns the design's tracked links (compiled with `trackClicks`); null: its links are not tracked. */
@@ -60,33 +59,9 @@ export function compiledDesignsCached(): number {
 }
 
 /**
- * The addresses of the batch that must not be mailed any more, as `user:key` (global unsubscribe
- * or hard bounce) and `user:key:group` (group unsubscribe), read in one query.
- */
-async function loadSuppressions(db: Db, rows: QueuedMessage[]): Promise<Set<string>> {
-  const keys = [...new Set(rows.map((r) => r.email_key))];
-  const users = [...new Set(rows.map((r) => r.user_id))];
-  const found = await db
-    .selectFrom('unsubscribers')
-    .select(['user_id', 'email_key', 'unsubscribe_groups_id as group_id'])
-    .where('user_id', 'in', users)
-    .where('email_key', 'in', keys)
-    .unionAll(
-      db
-        .selectFrom('bounced_addresses')
-        .select(['user_id', 'email_key', (eb) => eb.cast<number | null>(eb.val(null), 'integer').as('group_id')])
-        .where('user_id', 'in', users)
-        .where('email_key', 'in', keys),
-    )
-    .execute();
-  return new Set(found.map((f) => (f.group_id === null ? `${f.user_id}:${f.email_key}` : `${f.user_id}:${f.email_key}:${f.group_id}`)));
-}
-
-/**
  * Renders a batch of claimed campaign messages, in order; `sourceOf` names each row's campaign. A
- * message whose campaign is gone or deleted is cancelled; one whose address was unsubscribed
- * (globally or from the campaign's group) or bounced, or whose contact was deleted, since it was
- * queued is suppressed. Two queries per batch (contacts, suppressions) besides the caller's.
+ * message whose campaign is gone or deleted is cancelled; one whose contact was deleted since it
+ * was queued is suppressed. One query per batch (contacts) besides the caller's.
  */
 export async function renderCampaignBatch(
   deps: { database: Database; config: Config },
@@ -96,7 +71,7 @@ export async function renderCampaignBatch(
   if (rows.length === 0) return [];
   const { db } = deps.database;
   const contactIds = [...new Set(rows.map((r) => r.contact_id).filter((id): id is number => id !== null))];
-  const [contacts, suppressed] = await Promise.all([loadContacts(db, contactIds), loadSuppressions(db, rows)]);
+  const contacts = await loadContacts(db, contactIds);
   const links = trackingLinks(deps.config);
   const out: Rendered[] = [];
   for (const row of rows) {
@@ -109,15 +84,8 @@ export async function renderCampaignBatch(
     }
     const candidate = row.contact_id === null ? undefined : contacts.get(row.contact_id);
     const contact = candidate?.user_id === row.user_id ? candidate : undefined;
-    const why = suppressed.has(`${row.user_id}:${row.email_key}`)
-      ? 'unsubscribed from every mail, or bounced'
-      : source.groupId !== null && suppressed.has(`${row.user_id}:${row.email_key}:${source.groupId}`)
-        ? 'unsubscribed from the unsubscribe group'
-        : row.contact_id !== null && (!contact || contact.deleted_at !== null)
-          ? 'the contact was deleted'
-          : null;
-    if (why) {
-      out.push({ skip: 'suppressed', reason: why });
+    if (row.contact_id !== null && (!contact || contact.deleted_at !== null)) {
+      out.push({ skip: 'suppressed', reason: 'the contact was deleted' });
       continue;
     }
     const design = await source.design();

@@ -9,8 +9,7 @@ import type { AppDeps } from '../deps.js';
 import type { Db } from '../db/index.js';
 import { trackingLinks } from '../delivery/tracking.js';
 import { MAIL_KINDS } from '../mail-kinds.js';
-import { unsubscribeEmail } from '../modules/unsubscribes/unsubscribes.suppression.js';
-import { recordSoftBounce, suppressAddress, type AccountAddress } from '../queue/bounced-addresses.js';
+import { recordSoftBounce, suppressAddress, unsubscribeAddress, type AccountAddress } from '../suppression/suppression.writes.js';
 import { record } from '../ledger/ledger.js';
 import { bareMessageId, isEmail } from '../util/email.js';
 import { isoMicros } from '../util/time.js';
@@ -134,7 +133,7 @@ async function applyToMessage(trx: Db, event: InboundEvent, message: NamedMessag
   if (event.kind === 'complaint') {
     const [counted] = await record(trx, ctx, [{ type: 'complained', id: message.id, detail }]);
     if (counted && isEmail(counted.email.trim()))
-      await unsubscribeEmail(trx, counted.user_id, counted.email, null, { now, contactId: counted.contact_id });
+      await unsubscribeAddress(trx, counted.user_id, counted.email, null, { now, contactId: counted.contact_id });
     return counted !== null;
   }
   const [bounced] = await record(trx, ctx, [{ type: 'bounced', id: message.id, after: 'accept', bounce: event.type ?? 'soft', detail }]);
@@ -145,7 +144,7 @@ async function applyToMessage(trx: Db, event: InboundEvent, message: NamedMessag
 async function applyToAddress(trx: Db, event: InboundEvent, address: AccountAddress, now: Date): Promise<void> {
   const detail = event.reason ?? null;
   if (event.kind === 'complaint') {
-    await unsubscribeEmail(trx, address.user_id, address.email, null, { now });
+    await unsubscribeAddress(trx, address.user_id, address.email, null, { now });
     await suppressAddress(trx, address, 'complaint', detail, now);
   } else if (event.type === 'hard') await suppressAddress(trx, address, 'hard_bounce', detail, now);
   else await recordSoftBounce(trx, address, null, detail, now);

@@ -16,10 +16,10 @@ import {
   nextDueAt,
   releaseLeases,
   renewLeases,
-  selectBouncedAmong,
   type Bounced,
 } from '../queue/queue.queries.js';
 import type { MailKinds } from '../queue/queue.types.js';
+import { SKIP_TEXTS, skipsAmong, type ClaimedAddress } from '../suppression/suppression.reads.js';
 import type { Lane, WorkContext } from './runner.js';
 
 /** How the mail lane claims and sends; every field has a default. */
@@ -60,8 +60,9 @@ const errorText = (err: unknown) => (err instanceof Error ? err.message : String
 
 /**
  * The mail delivery lane of the runner whose lease owner is `owner`: it claims a batch of due
- * messages, leaves out addresses suppressed or erased since they were queued, renders each
- * through its kind, sends through `deps.transport` (its relays) with bounded concurrency, and
+ * messages, leaves out addresses unsubscribed, suppressed or erased since they were queued (the
+ * suppression check of src/suppression/, once per batch), renders each through its kind, sends
+ * through `deps.transport` (its relays) with bounded concurrency, and
  * marks each message only after the transport resolved (sent), or failed (retried with backoff,
  * or bounced). Marks are written in small batches; the in-flight window is what a crash can send
  * twice. Time comes only from `deps.clock`.
@@ -172,6 +173,24 @@ export function mailLane(deps: AppDeps, kinds: MailKinds, owner: string, opts: M
     if (sent.length >= flushSize || retries.length + bounces.length + deferrals.length >= flushSize) void flush();
   };
 
+  /**
+   * The claimed rows as the suppression check sees them: each with the unsubscribe group its kind
+   * sends it under, or no unsubscribe list at all for a kind without `unsubscribeGroups` (the
+   * service's own mail) or of an unknown kind.
+   */
+  const claimedAddresses = async (rows: QueuedMessage[]): Promise<ClaimedAddress[]> => {
+    const lists = new Map<number, ClaimedAddress['lists']>();
+    const byKind = new Map<string, QueuedMessage[]>();
+    for (const r of rows) byKind.set(r.kind, [...(byKind.get(r.kind) ?? []), r]);
+    for (const [kind, group] of byKind) {
+      const groupsOf = kinds.get(kind)?.unsubscribeGroups;
+      if (!groupsOf) continue;
+      const groups = await groupsOf(db, group);
+      group.forEach((r, i) => lists.set(r.id, { group: groups[i] ?? null }));
+    }
+    return rows.map((r) => ({ user_id: r.user_id, email_key: r.email_key, lists: lists.get(r.id) ?? null }));
+  };
+
   /** Renders the rows of each kind through its kind; a renderer that throws makes its rows temporary failures. */
   const render = async (rows: QueuedMessage[]): Promise<Array<{ row: QueuedMessage; message: MailMessage }>> => {
     const ready: Array<{ row: QueuedMessage; message: MailMessage }> = [];
@@ -214,11 +233,13 @@ export function mailLane(deps: AppDeps, kinds: MailKinds, owner: string, opts: M
       release: (worker, now, ids) => releaseLeases(db, worker, now, ids),
     },
     async work(rows, ctx) {
-      // An address suppressed (or erased) for the account since the message was queued is not mailed.
-      const bounced = await selectBouncedAmong(db, rows, deps.config.appSecret);
-      const live = rows.filter((r) => {
-        if (!bounced.has(`${r.user_id} ${r.email_key}`)) return true;
-        skips.push({ id: r.id, state: 'suppressed', reason: 'the address bounced before' });
+      // An address unsubscribed, suppressed or erased since the message was queued is not mailed:
+      // one check for the whole batch, before any rendering.
+      const why = await skipsAmong(db, await claimedAddresses(rows), deps.config.appSecret);
+      const live = rows.filter((r, i) => {
+        const reason = why[i];
+        if (reason === null) return true;
+        skips.push({ id: r.id, state: 'suppressed', reason: SKIP_TEXTS[reason] });
         ctx.handedOver(r.id);
         return false;
       });

@@ -7,7 +7,8 @@
 import type { AppDeps } from '../deps.js';
 import type { Db } from '../db/index.js';
 import { findGroupAnyState, listDisplayGroups } from '../modules/unsubscribes/groups.queries.js';
-import { deleteUnsubscribers, entriesOfEmail } from '../modules/unsubscribes/unsubscribes.queries.js';
+import { deleteUnsubscribers } from '../modules/unsubscribes/unsubscribes.queries.js';
+import { unsubscribeEntriesOf } from '../suppression/suppression.reads.js';
 import { unsubscribeEmail } from '../modules/unsubscribes/unsubscribes.suppression.js';
 import { MAIL_KINDS } from '../mail-kinds.js';
 import { record } from '../ledger/ledger.js';
@@ -34,7 +35,7 @@ export async function preferencesOf(db: Db, message: PublicMessage): Promise<Pre
     // A deleted group still suppresses, but is no longer offered anywhere.
     if (own && own.deleted_at === null) groups.unshift(own);
   }
-  const entries = await entriesOfEmail(db, message.user_id, message.email.trim().toLowerCase());
+  const entries = await unsubscribeEntriesOf(db, message.user_id, message.email.trim().toLowerCase());
   const on = new Set(entries.map((e) => e.unsubscribe_groups_id));
   return {
     global: on.has(null),
@@ -69,7 +70,7 @@ export async function applyPreferences(deps: AppDeps, message: PublicMessage, ch
     const offeredIds = new Set(offered.groups.map((g) => g.id));
     if (choice.groupIds.some((id) => !offeredIds.has(id))) return false;
     const chosen = new Set(choice.groupIds);
-    const entries = await entriesOfEmail(trx, message.user_id, message.email.trim().toLowerCase());
+    const entries = await unsubscribeEntriesOf(trx, message.user_id, message.email.trim().toLowerCase());
     let stopsThisMail = false;
 
     const want = [{ groupId: null as number | null, on: choice.global, was: offered.global }].concat(

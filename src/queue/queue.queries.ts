@@ -6,7 +6,6 @@ import { isoMicros } from '../util/time.js';
 import { eventColumns, record, sourceKeys, type CountedMessage, type EventMessage } from '../ledger/ledger.js';
 import type { MailKinds } from './queue.types.js';
 import { classifyBounce } from '../delivery/bounce-classes.js';
-import { erasureHash } from './erased-addresses.js';
 
 /** The PostgreSQL channel that wakes idle workers when mail becomes due. */
 export const QUEUE_CHANNEL = 'campaign_mail';
@@ -73,32 +72,6 @@ export async function renewLeases(db: Db, workerId: string, now: Date, leaseMs: 
     .where('lease_owner', '=', workerId)
     .executeTakeFirst();
   return Number(r.numUpdatedRows);
-}
-
-/**
- * The account addresses among `rows` that must not be mailed: suppressed (bounced or complained
- * before), or erased by the account (its keyed hash is in `erased_addresses`; the hashes of the
- * batch are computed here, with `appSecret`). Each as `"<user_id> <email_key>"`.
- */
-export async function selectBouncedAmong(
-  db: Db,
-  rows: Pick<QueuedMessage, 'user_id' | 'email_key'>[],
-  appSecret: string,
-): Promise<Set<string>> {
-  if (rows.length === 0) return new Set();
-  const keys = [...new Set(rows.map((r) => r.email_key))];
-  const found = await db.selectFrom('bounced_addresses').select(['user_id', 'email_key']).where('email_key', 'in', keys).execute();
-  const out = new Set(found.map((f) => `${f.user_id} ${f.email_key}`));
-  const hashOf = new Map(keys.map((k) => [k, erasureHash(appSecret, k)]));
-  const erased = await db
-    .selectFrom('erased_addresses')
-    .select(['user_id', 'hash'])
-    .where('user_id', 'in', [...new Set(rows.map((r) => r.user_id))])
-    .where('hash', 'in', [...hashOf.values()])
-    .execute();
-  const erasedSet = new Set(erased.map((e) => `${e.user_id} ${e.hash}`));
-  for (const r of rows) if (erasedSet.has(`${r.user_id} ${hashOf.get(r.email_key)}`)) out.add(`${r.user_id} ${r.email_key}`);
-  return out;
 }
 
 /** The guard of every mark: only the worker holding the lease may settle a message. */

@@ -5,8 +5,9 @@ import type { Rendered } from '../delivery/transport.js';
 
 /**
  * Renders a batch of claimed messages of one kind, in the same order. It compiles what is shared
- * (a send's design) once and joins per recipient; it checks suppression again at send time, so an
- * address unsubscribed after the recipients were resolved is skipped.
+ * (a send's design) once and joins per recipient. Suppression is not its concern: the mail lane
+ * runs the suppression check (src/suppression/) on the whole batch first, so an address
+ * unsubscribed, bounced or erased after the recipients were resolved never reaches it.
  */
 export type Renderer = (deps: AppDeps, rows: QueuedMessage[]) => Promise<Rendered[]>;
 
@@ -51,6 +52,13 @@ export interface MailKind {
   render: Renderer;
   /** Where its messages' statistics are kept; null: counted nowhere (the service's own mail). */
   source: MailSource | null;
+  /**
+   * The unsubscribe group each of `rows` is sent under (null: none, only the global list stops
+   * it), in order, for the suppression check run before rendering. Absent: the kind is the
+   * service's own mail (sender verification, notifications), which no unsubscribe stops; bounces,
+   * complaints and erasures stop every kind.
+   */
+  unsubscribeGroups?: (db: Db, rows: QueuedMessage[]) => Promise<Array<number | null>>;
   /** Its own share of the queue, by state, served on /metrics as `<name>_queue_depth`. */
   depth?: { help: string; count: (db: Db, now: Date) => Promise<Record<string, number>> };
 }

@@ -80,7 +80,7 @@ export function countersOf(t: SendsContext, sendId: number) {
 /** The suppression rows of an address (any account). */
 export function suppressionsOf(t: SendsContext, email: string) {
   return t.database.db
-    .selectFrom('bounced_addresses')
+    .selectFrom('suppressions')
     .select(['user_id', 'email', 'reason', 'detail'])
     .where('email_key', '=', email.toLowerCase())
     .execute();

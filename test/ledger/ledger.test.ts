@@ -186,7 +186,7 @@ describe('the ledger: record(trx, { kinds, now }, events)', () => {
         ['message.complained', 'r7@example.com', undefined],
       ],
     );
-    const suppressed = await database.db.selectFrom('bounced_addresses').select(['email', 'reason']).orderBy('email').execute();
+    const suppressed = await database.db.selectFrom('suppressions').select(['email', 'reason']).orderBy('email').execute();
     assert.deepEqual(suppressed, [
       { email: 'r5@example.com', reason: 'hard_bounce' },
       { email: 'r7@example.com', reason: 'complaint' },

@@ -182,7 +182,6 @@ describe('DELETE /contacts/erase', () => {
     const tables = new Set((await scanFor(t, ADDRESS, t.a.keys!.user_id)).map((c) => c.split('.')[0]));
     assert.deepEqual([...tables].sort(), [
       'automation_enrollments',
-      'bounced_addresses',
       'contact_consents',
       'contacts',
       'idempotency_keys',
@@ -192,6 +191,7 @@ describe('DELETE /contacts/erase', () => {
       'segment_recipients',
       'signup_pending',
       'soft_bounces',
+      'suppressions',
       'unsubscribers',
       'webhook_events',
     ]);

@@ -12,7 +12,7 @@ import { after, before, describe, test } from 'node:test';
 import { simpleParser } from 'mailparser';
 import { emitEvents } from '../../src/events/outbox.js';
 import { replaceAddress } from '../../src/modules/contacts/contacts.privacy.copies.js';
-import { erasureHash } from '../../src/queue/erased-addresses.js';
+import { erasureHash } from '../../src/suppression/suppression.writes.js';
 import { testClock } from '../../src/util/clock.js';
 import { isoMicros } from '../../src/util/time.js';
 import { drainQueue, ENGINE, make, setup } from '../helpers.js';

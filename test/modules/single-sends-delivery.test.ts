@@ -4,7 +4,8 @@ import { simpleParser, type ParsedMail } from 'mailparser';
 import { drainQueue } from '../helpers.js';
 import { trackingLinks } from '../../src/delivery/tracking.js';
 import { compiledDesignsCached } from '../../src/delivery/campaign-mail.js';
-import { compiledFor, renderSingleSendBatch } from '../../src/modules/single-sends/message.js';
+import { compiledFor, renderSingleSendBatch, singleSendGroups } from '../../src/modules/single-sends/message.js';
+import { skipsAmong } from '../../src/suppression/suppression.reads.js';
 import { startDueSends } from '../../src/modules/single-sends/single-sends.engine.js';
 import type { SinkMessage } from '../support/smtp-sink.js';
 import {
@@ -179,17 +180,22 @@ describe('single sends: delivered end to end through the queue to a real SMTP se
     assert.notEqual(compiledFor({ ...row, id: 1_000_000 }), first, 'the oldest entry was evicted');
   });
 
-  test('at render time: a deleted send is cancelled; an unsubscribe from the group, or a deleted contact, suppresses', async () => {
+  test('at send time: an unsubscribe from the group stops the message in the batch check; at render, a deleted contact suppresses, a deleted send cancels', async () => {
     const { type, ids } = await typeWith(t.a, [['late1@example.com'], ['late2@example.com'], ['late3@example.com']]);
     const later = await createSend(t.a, sendForm({ ...base, type }, { template_html: DESIGN }));
     await startDueSends(t.deps, t.clock.now());
     await t.a.post('/unsubscribes-groups/manually-add', { unsubscribe_groups_id: base.group, email_address: 'LATE1@example.com' });
     await t.a.delete('/contacts/delete', { contact_id: ids[1] });
     const rows = await messagesOf(t, later);
+    const groups = await singleSendGroups(t.database.db, rows);
+    assert.deepEqual(groups, [base.group, base.group, base.group]);
+    const lists = rows.map((r, i) => ({ user_id: r.user_id, email_key: r.email_key, lists: { group: groups[i] } }));
+    assert.deepEqual(await skipsAmong(t.database.db, lists, t.config.appSecret), ['unsubscribed_from_group', null, null]);
+    // The renderer no longer checks unsubscribes (the batch check ran before it); the deleted contact is its own.
     const out = await renderSingleSendBatch(t.deps, rows);
     assert.deepEqual(
       out.map((o) => ('skip' in o ? o.skip : 'message')),
-      ['suppressed', 'suppressed', 'message'],
+      ['message', 'suppressed', 'message'],
     );
     assert.equal((await t.a.delete('/single/send/delete', { utr: later })).status, 200);
     const cancelled = await renderSingleSendBatch(t.deps, rows);

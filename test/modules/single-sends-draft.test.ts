@@ -139,7 +139,7 @@ describe('single sends: drafts (`draft` 1) and the recipient count', () => {
     assert.equal((await addToGroup(base.group, 'c5@example.com')).status, 200);
     assert.equal((await addToGroup(other, 'c6@example.com')).status, 200); // another group: still mailed
     await t.database.db
-      .insertInto('bounced_addresses')
+      .insertInto('suppressions')
       .values({
         user_id: (await t.database.db.selectFrom('contacts').select('user_id').where('id', '=', one.ids[0]).executeTakeFirstOrThrow())
           .user_id,

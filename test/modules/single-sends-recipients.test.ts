@@ -79,7 +79,7 @@ describe('single sends: who receives a send', () => {
     // Another account's unsubscribe of carol suppresses nothing here.
     assert.equal((await t.b.post('/global-unsubscribes/save', { email_address: 'carol@example.com' })).status, 200);
     await t.database.db
-      .insertInto('bounced_addresses')
+      .insertInto('suppressions')
       .values({
         user_id: t.a.keys!.user_id,
         email_key: 'hal@example.com',

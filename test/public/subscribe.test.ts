@@ -242,7 +242,7 @@ describe('sign-up forms (public): post, mail, confirm', () => {
     const bounced = address('bounced');
     assert.equal((await t.a.post('/global-unsubscribes/save', { email_address: unsubscribed })).status, 200);
     await t.database.db
-      .insertInto('bounced_addresses')
+      .insertInto('suppressions')
       .values({
         user_id: userId,
         email: bounced,

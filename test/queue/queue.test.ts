@@ -92,7 +92,7 @@ describe('mail queue: one worker against a real SMTP server', () => {
     const row = await rowOf(t.database.db, x);
     assert.equal(row.state, 'bounced');
     assert.equal(row.attempts, MAX_ATTEMPTS);
-    const suppressed = await t.database.db.selectFrom('bounced_addresses').selectAll().where('email_key', '=', x).execute();
+    const suppressed = await t.database.db.selectFrom('suppressions').selectAll().where('email_key', '=', x).execute();
     assert.equal(suppressed.length, 0, 'a temporary failure does not say the address is bad');
     assert.equal(sink.to(x).length, 0);
     sink.acceptAll();
@@ -107,7 +107,7 @@ describe('mail queue: one worker against a real SMTP server', () => {
     assert.equal(row.state, 'bounced');
     assert.equal(row.attempts, 1);
     assert.match(row.last_error ?? '', /Mailbox unavailable/);
-    const list = await t.database.db.selectFrom('bounced_addresses').select(['user_id', 'email_key']).where('email_key', '=', x).execute();
+    const list = await t.database.db.selectFrom('suppressions').select(['user_id', 'email_key']).where('email_key', '=', x).execute();
     assert.deepEqual(list, [{ user_id: userId, email_key: x }]);
     sink.acceptAll();
     await enqueueSystemMail(t.database.db, userId, systemMail(x.toUpperCase()), clock.now());

@@ -15,13 +15,13 @@ import { sql } from 'kysely';
 import type { AppDeps } from '../../deps.js';
 import type { Db } from '../../db/index.js';
 import { engineOf, isoPlusSeconds, toCount } from '../../db/dialect.js';
-import { suppressed } from '../../delivery/audience.js';
+import { suppressedSql } from '../../suppression/suppression.reads.js';
 import type { ScheduledTask } from '../../jobs/scheduler.lane.js';
 import type { MailKind } from '../../queue/queue.types.js';
 import { wakeWorkers } from '../../queue/queue.queries.js';
 import { isoMicros } from '../../util/time.js';
 import { enrollMembers, MEMBER_BEFORE_LIVE } from './automations.enroll.js';
-import { renderAutomationBatch } from './automations.message.js';
+import { automationGroups, renderAutomationBatch } from './automations.message.js';
 import { AUTOMATION_TYPE, waitMs, type AutomationRow, type AutomationScheduleRow } from './automations.types.js';
 
 /** Enrollments stepped per transaction. */
@@ -165,7 +165,7 @@ async function leaving(trx: Db, a: AutomationRow, ids: number[]): Promise<Map<nu
           where c.id = e.contact_id and c.user_id = ${a.user_id} and c.contact_type_id = ${a.automation_for} and c.deleted_at is null)`;
   const { rows } = await sql<{ id: number; reason: string | null }>`
     select e.id, case
-      when ${suppressed(a.user_id, a.unsubscribe_group_id, sql.ref('e.email_key'))} then 'unsubscribed or bounced'
+      when ${suppressedSql(a.user_id, a.unsubscribe_group_id, sql.ref('e.email_key'))} then 'unsubscribed or bounced'
       when e.contact_id is not null and not exists (select 1 from contacts c where c.id = e.contact_id and c.deleted_at is null)
         then 'the contact was deleted'
       when ${a.exit_criteria} = 1 and not ${member} then 'left the target'
@@ -322,6 +322,7 @@ async function countAutomationQueue(db: Db, now: Date): Promise<Record<'due' | '
 export const automationKind: MailKind = {
   name: 'automation',
   render: renderAutomationBatch,
+  unsubscribeGroups: automationGroups,
   source: {
     table: 'automations',
     key: 'automation_id',

@@ -29,7 +29,6 @@ export function emailSource(s: EmailRow, test = false): CampaignSource {
   return {
     userId: s.user_id,
     cancelled: s.automation_deleted_at !== null ? 'the automation was deleted' : null,
-    groupId: s.unsubscribe_group_id,
     design: () =>
       compiledOnce(test ? `test:automation_schedule:${s.id}:${s.updated_at}` : `automation_schedule:${s.id}`, () => ({
         design: { templateId: s.template_id, templateJson: s.template_json, templateHtml: s.template_html },
@@ -68,4 +67,21 @@ export async function renderAutomationBatch(deps: AppDeps, rows: QueuedMessage[]
   return renderCampaignBatch(deps, rows, (row) =>
     row.automation_schedule_id === null ? undefined : sources.get(row.automation_schedule_id),
   );
+}
+
+/**
+ * The unsubscribe group each `automation` message is sent under: its automation's (null when the
+ * automation has none, or is gone, or is another account's). One query for the batch.
+ */
+export async function automationGroups(db: Db, rows: QueuedMessage[]): Promise<Array<number | null>> {
+  const ids = [...new Set(rows.map((r) => r.automation_id).filter((id): id is number => id !== null))];
+  const found =
+    ids.length > 0
+      ? await db.selectFrom('automations').select(['id', 'user_id', 'unsubscribe_group_id']).where('id', 'in', ids).execute()
+      : [];
+  const byId = new Map(found.map((a) => [a.id, a]));
+  return rows.map((r) => {
+    const automation = r.automation_id === null ? undefined : byId.get(r.automation_id);
+    return automation?.user_id === r.user_id ? automation.unsubscribe_group_id : null;
+  });
 }

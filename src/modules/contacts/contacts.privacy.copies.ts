@@ -7,7 +7,7 @@ import { opendir, readFile, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Db } from '../../db/index.js';
 import { lockAccountSegments } from '../../db/dialect.js';
-import { erasureHash } from '../../queue/erased-addresses.js';
+import { erasureHash } from '../../suppression/suppression.writes.js';
 import { isoMicros } from '../../util/time.js';
 import { enrollJoiners } from '../automations/automations.enroll.js';
 import { catalogueOf, refreshSegmentMembers } from '../segments/segments.membership.js';

@@ -5,6 +5,7 @@
  */
 import { sql } from 'kysely';
 import type { Db } from '../../db/index.js';
+import { suppressionEntries } from '../../suppression/suppression.reads.js';
 import { isoMicros } from '../../util/time.js';
 import type { ExportedMessageRow } from './contacts.privacy.schema.js';
 
@@ -44,12 +45,7 @@ export async function unsubscribeGroupsOf(db: Db, userId: number, key: string): 
 
 /** The account's suppression of the address, if any. */
 export function suppressionOf(db: Db, userId: number, key: string) {
-  return db
-    .selectFrom('bounced_addresses')
-    .select(['id', 'email', 'reason', 'detail', 'created_at'])
-    .where('user_id', '=', userId)
-    .where('email_key', '=', key)
-    .executeTakeFirst();
+  return suppressionEntries(db, userId).where('email_key', '=', key).executeTakeFirst();
 }
 
 /** The proofs of the address's confirmed sign-ups through the account's forms, oldest first. */
@@ -106,7 +102,7 @@ export async function deleteAddressRows(
     | 'segment_recipients'
     | 'automation_enrollments'
     | 'unsubscribers'
-    | 'bounced_addresses'
+    | 'suppressions'
     | 'soft_bounces'
     | 'webhook_events'
     | 'notification_recipients'

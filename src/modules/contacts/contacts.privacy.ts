@@ -9,7 +9,7 @@ import { sql } from 'kysely';
 import type { AppDeps } from '../../deps.js';
 import type { Database, Db } from '../../db/index.js';
 import { NotFound, Rnf } from '../../http/errors.js';
-import { erasureHash } from '../../queue/erased-addresses.js';
+import { erasureHash } from '../../suppression/suppression.writes.js';
 import { audienceChanged } from '../audience/audience.service.js';
 import { toSuppression } from '../suppressions/suppressions.schema.js';
 import { eraseFromSegmentConditions, eraseFromWebhookBodies, outboxFilesNaming, removeFiles } from './contacts.privacy.copies.js';
@@ -91,7 +91,7 @@ export const ERASURE_STEPS: ErasureStep[] = [
   deleteRowsOf('segment_recipients'),
   deleteRowsOf('automation_enrollments'),
   deleteRowsOf('unsubscribers'),
-  deleteRowsOf('bounced_addresses'),
+  deleteRowsOf('suppressions'),
   deleteRowsOf('soft_bounces'),
   // Consents also go with their contacts (foreign key); pending sign-ups were never confirmed.
   deleteRowsOf('contact_consents'),

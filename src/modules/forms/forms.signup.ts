@@ -25,9 +25,8 @@ import { fieldTypeMessage, fitsFieldType, parseCustomValues, serializeCustomValu
 import { customFieldsByName } from '../fields/fields.queries.js';
 import { enqueueSystemMail } from '../notifications/notifications.mail.js';
 import { findVerifiedSender } from '../senders/senders.queries.js';
-import { selectSuppressions } from '../suppressions/suppressions.queries.js';
-import { deleteUnsubscribers, entriesOfEmail } from '../unsubscribes/unsubscribes.queries.js';
-import { isSuppressed } from '../unsubscribes/unsubscribes.suppression.js';
+import { deleteUnsubscribers } from '../unsubscribes/unsubscribes.queries.js';
+import { isSuppressed, unsubscribeEntriesOf } from '../../suppression/suppression.reads.js';
 import { HONEYPOT } from './forms.embed.js';
 import { capReached, isRepeat, logSignup, signupKeys, type Cap } from './forms.limits.js';
 import { confirmationMail } from './forms.mail.js';
@@ -96,10 +95,9 @@ async function readValues(db: Db, form: FormRow, body: Record<string, unknown>, 
   return { email, values };
 }
 
-/** Whether the account must never mail the address: globally unsubscribed or suppressed. */
-async function isBarred(db: Db, userId: number, email: string): Promise<boolean> {
-  if (await isSuppressed(db, userId, email, null)) return true;
-  return (await selectSuppressions(db, userId).where('email_key', '=', email.toLowerCase()).executeTakeFirst()) !== undefined;
+/** Whether the account must never mail the address: globally unsubscribed or suppressed (whatever the group). */
+function isBarred(db: Db, userId: number, email: string): Promise<boolean> {
+  return isSuppressed(db, userId, email, null);
 }
 
 /**
@@ -209,7 +207,7 @@ export async function confirmSignUp(deps: AppDeps, token: unknown, visitor: Visi
     const contactId = await saveContact(trx, form, pending.email, JSON.parse(pending.field_values) as Record<string, string>, now);
     await audienceChanged(trx, deps, form.user_id, { contactIds: [contactId] });
     if (form.unsubscribe_group_id !== null) {
-      const entries = await entriesOfEmail(trx, form.user_id, pending.email_key);
+      const entries = await unsubscribeEntriesOf(trx, form.user_id, pending.email_key);
       const ids = entries.filter((e) => e.unsubscribe_groups_id === form.unsubscribe_group_id).map((e) => e.id);
       if (ids.length) await deleteUnsubscribers(trx, form.user_id, ids, 'groups');
     }

@@ -3,6 +3,7 @@
  * campaign renderer (`delivery/campaign-mail.ts`), its design compiled once per send.
  */
 import type { AppDeps } from '../../deps.js';
+import type { Db } from '../../db/index.js';
 import { compiledOnce, renderCampaignBatch, type CampaignSource } from '../../delivery/campaign-mail.js';
 import type { CompiledDesign } from '../../delivery/render.js';
 import type { QueuedMessage } from '../../db/types.js';
@@ -32,7 +33,6 @@ export function sendSource(send: SingleSendRow, test = false): CampaignSource {
   return {
     userId: send.user_id,
     cancelled: send.deleted_at !== null ? 'the single send was deleted' : null,
-    groupId: send.unsubscribe_group_id,
     design: () => compiledFor(send, test),
     clicks:
       test || send.track_clicks === 0
@@ -54,4 +54,21 @@ export async function renderSingleSendBatch(deps: AppDeps, rows: QueuedMessage[]
   const sends = ids.length > 0 ? await deps.database.db.selectFrom('single_sends').selectAll().where('id', 'in', ids).execute() : [];
   const sources = new Map(sends.map((s) => [s.id, sendSource(s)]));
   return renderCampaignBatch(deps, rows, (row) => (row.single_send_id === null ? undefined : sources.get(row.single_send_id)));
+}
+
+/**
+ * The unsubscribe group each `single_send` message is sent under: its send's (null when the send
+ * has none, or is gone, or is another account's). One query for the batch.
+ */
+export async function singleSendGroups(db: Db, rows: QueuedMessage[]): Promise<Array<number | null>> {
+  const ids = [...new Set(rows.map((r) => r.single_send_id).filter((id): id is number => id !== null))];
+  const sends =
+    ids.length > 0
+      ? await db.selectFrom('single_sends').select(['id', 'user_id', 'unsubscribe_group_id']).where('id', 'in', ids).execute()
+      : [];
+  const byId = new Map(sends.map((s) => [s.id, s]));
+  return rows.map((r) => {
+    const send = r.single_send_id === null ? undefined : byId.get(r.single_send_id);
+    return send?.user_id === r.user_id ? send.unsubscribe_group_id : null;
+  });
 }

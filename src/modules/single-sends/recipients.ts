@@ -5,7 +5,8 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/index.js';
 import { engineOf, type Engine } from '../../db/dialect.js';
-import { pickOncePerAddress, refsOf, suppressed, targets } from '../../delivery/audience.js';
+import { pickOncePerAddress, refsOf, targets } from '../../delivery/audience.js';
+import { suppressedSql } from '../../suppression/suppression.reads.js';
 import { isoMicros } from '../../util/time.js';
 import type { SingleSendRow } from './single-sends.schema.js';
 
@@ -49,7 +50,7 @@ function pickedRecipients(engine: Engine, send: Audience) {
       from targets t
       where t.email_key is not null
         and not exists (select 1 from excluded x where x.email_key = t.email_key)
-        and not ${suppressed(userId, send.unsubscribe_group_id, sql.ref('t.email_key'))}
+        and not ${suppressedSql(userId, send.unsubscribe_group_id, sql.ref('t.email_key'))}
     )`;
 }
 

@@ -9,7 +9,7 @@ import type { ScheduledTask } from '../../jobs/scheduler.lane.js';
 import type { MailKind } from '../../queue/queue.types.js';
 import { wakeWorkers } from '../../queue/queue.queries.js';
 import { enqueueEvent } from '../notifications/notifications.events.js';
-import { renderSingleSendBatch } from './message.js';
+import { renderSingleSendBatch, singleSendGroups } from './message.js';
 import { resolveRecipients } from './recipients.js';
 import { claimDueSend, completeSend, nextSendDueAt, selectDueSends, selectFinishedSends, setTriggered } from './single-sends.queries.js';
 
@@ -92,6 +92,7 @@ export async function completeSends(deps: AppDeps, now: Date): Promise<number> {
 export const singleSendKind: MailKind = {
   name: 'single_send',
   render: renderSingleSendBatch,
+  unsubscribeGroups: singleSendGroups,
   source: {
     table: 'single_sends',
     key: 'single_send_id',

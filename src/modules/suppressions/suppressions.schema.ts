@@ -1,9 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import type { Selectable } from 'kysely';
-import type { BouncedAddressTable } from '../../db/types.js';
+import type { SuppressionTable } from '../../db/types.js';
 import { Enum, ListOf, Nullable, PagingQuery, Timestamp } from '../../http/schemas.js';
 
-export type SuppressionRow = Pick<Selectable<BouncedAddressTable>, 'id' | 'email' | 'reason' | 'detail' | 'created_at'>;
+export type SuppressionRow = Pick<Selectable<SuppressionTable>, 'id' | 'email' | 'reason' | 'detail' | 'created_at'>;
 
 /** `DELETE /suppressions/delete?email=`: the address stays text; a missing one is `Record not found`. */
 export const LiftQuery = Type.Object({ email: Type.Optional(Type.String({ maxLength: 254 })) });

@@ -1,8 +1,10 @@
 /**
- * Test mails as a kind of mail: rendered exactly as the send's or automation email's real mail
- * (suppression included: an unsubscribed or bounced address gets no test either), with the
- * `[Test] ` subject; counted nowhere.
+ * Test mails as a kind of mail: rendered exactly as the send's or automation email's real mail,
+ * with the `[Test] ` subject; counted nowhere. Suppression is the real mail's too: the suppression
+ * check before rendering reads the send's or automation's unsubscribe group (`unsubscribeGroups`),
+ * so an unsubscribed or bounced address gets no test either.
  */
+import type { Db } from '../../db/index.js';
 import type { QueuedMessage } from '../../db/types.js';
 import { renderCampaignBatch, type CampaignSource } from '../../delivery/campaign-mail.js';
 import type { MailKind } from '../../queue/queue.types.js';
@@ -20,9 +22,34 @@ function payloadOf(row: QueuedMessage): Partial<{ single_send_id: number; automa
   }
 }
 
+/**
+ * The unsubscribe group each test mail goes under: its send's, or its automation email's
+ * automation's (null when that is gone or another account's). At most two queries for the batch.
+ */
+async function testGroups(db: Db, rows: QueuedMessage[]): Promise<Array<number | null>> {
+  const payloads = rows.map(payloadOf);
+  const sendIds = [...new Set(payloads.flatMap((p) => (typeof p.single_send_id === 'number' ? [p.single_send_id] : [])))];
+  const emailIds = [...new Set(payloads.flatMap((p) => (typeof p.automation_schedule_id === 'number' ? [p.automation_schedule_id] : [])))];
+  const sends =
+    sendIds.length > 0
+      ? await db.selectFrom('single_sends').select(['id', 'user_id', 'unsubscribe_group_id']).where('id', 'in', sendIds).execute()
+      : [];
+  const emails = emailIds.length > 0 ? await selectEmailsWithAutomation(db, emailIds) : [];
+  const groups = new Map<string, { user_id: number; unsubscribe_group_id: number | null }>([
+    ...sends.map((s) => [`s${s.id}`, s] as const),
+    ...emails.map((e) => [`a${e.id}`, e] as const),
+  ]);
+  return rows.map((row, i) => {
+    const p = payloads[i];
+    const found = groups.get(p.single_send_id !== undefined ? `s${p.single_send_id}` : `a${p.automation_schedule_id}`);
+    return found?.user_id === row.user_id ? found.unsubscribe_group_id : null;
+  });
+}
+
 export const testSendKind: MailKind = {
   name: TEST_KIND,
   source: null,
+  unsubscribeGroups: testGroups,
   render: async (deps, rows) => {
     const { db } = deps.database;
     const payloads = rows.map(payloadOf);

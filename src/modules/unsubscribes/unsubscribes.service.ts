@@ -5,7 +5,8 @@ import { NotFound, RNF, type FieldErrors } from '../../http/errors.js';
 import { messages, Rules } from '../../http/messages.js';
 import { toId } from '../../http/schemas.js';
 import { findUnsubscribeGroup } from './groups.queries.js';
-import { deleteUnsubscribers, insertUnsubscribers, selectUnsubscribers, type GroupKey } from './unsubscribes.queries.js';
+import { insertUnsubscribers } from '../../suppression/suppression.writes.js';
+import { deleteUnsubscribers, selectUnsubscribers, type GroupKey } from './unsubscribes.queries.js';
 import { MAX_ADDRESSES, parseEmailList, toUnsubscriber, type UnsubscriberRow } from './unsubscribes.schema.js';
 
 /** What delete and bulk delete may touch: global entries, or recipients of the account's live groups. */

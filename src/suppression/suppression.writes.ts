@@ -1,0 +1,202 @@
+/**
+ * What puts an address on, or takes it off, the lists that stop the account mailing it: the
+ * unsubscribe lists (global and per group), the suppression list (hard bounces, the soft-bounce
+ * threshold, complaints) with the soft-bounce history behind it, and the keyed hash an erasure
+ * leaves. Each runs in the caller's transaction, so an event's effects are stored together. The
+ * reads that honour these lists are in `suppression.reads.ts`.
+ */
+import { createHmac } from 'node:crypto';
+import type { Db } from '../db/index.js';
+import { lockAccountAddress } from '../db/dialect.js';
+import type { SuppressionReason } from '../db/types.js';
+import { emitEvents } from '../events/outbox.js';
+import { isoMicros } from '../util/time.js';
+
+/** Soft bounces of one address within SOFT_WINDOW_MS that suppress it. */
+export const SOFT_THRESHOLD = 3;
+/** The window of the soft threshold: 30 days. */
+export const SOFT_WINDOW_MS = 30 * 24 * 60 * 60 * 1000;
+
+/** An address of an account, as reported (`email`) and as compared (`email_key`, lower case). */
+export interface AccountAddress {
+  user_id: number;
+  email: string;
+  email_key: string;
+}
+
+/** Which unsubscribe list: `null` is the account's global list, a number that group's recipients. */
+export type GroupKey = number | null;
+
+/**
+ * Puts the address on the account's suppression list with its reason (`hard_bounce`,
+ * `soft_bounces`, `complaint`) and detail; an address already there keeps its first reason.
+ * Returns whether it was added.
+ */
+export async function suppressAddress(
+  trx: Db,
+  address: AccountAddress,
+  reason: SuppressionReason,
+  detail: string | null,
+  now: Date,
+): Promise<boolean> {
+  const r = await trx
+    .insertInto('suppressions')
+    .values({
+      user_id: address.user_id,
+      email_key: address.email_key,
+      email: address.email,
+      reason,
+      detail: detail === null ? null : detail.slice(0, 1000),
+      created_at: isoMicros(now),
+    })
+    .onConflict((oc) => oc.columns(['user_id', 'email_key']).doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  return r !== undefined;
+}
+
+/**
+ * Records one soft bounce of the address (of message `mailMessageId`, or of none) and suppresses
+ * the address (reason `soft_bounces`) once it has SOFT_THRESHOLD soft bounces within
+ * SOFT_WINDOW_MS up to `now`. The address is locked first (`lockAccountAddress`), so two
+ * concurrent bounces count one after the other. Returns whether this bounce suppressed it.
+ */
+export async function recordSoftBounce(
+  trx: Db,
+  address: AccountAddress,
+  mailMessageId: number | null,
+  detail: string | null,
+  now: Date,
+): Promise<boolean> {
+  await lockAccountAddress(trx, address.user_id, address.email_key);
+  const at = isoMicros(now);
+  await trx
+    .insertInto('soft_bounces')
+    .values({ user_id: address.user_id, email_key: address.email_key, mail_message_id: mailMessageId, bounced_at: at })
+    .execute();
+  const row = await trx
+    .selectFrom('soft_bounces')
+    .select((eb) => eb.fn.countAll().as('n'))
+    .where('user_id', '=', address.user_id)
+    .where('email_key', '=', address.email_key)
+    .where('bounced_at', '>', isoMicros(new Date(now.getTime() - SOFT_WINDOW_MS)))
+    .where('bounced_at', '<=', at)
+    .executeTakeFirst();
+  if (Number(row?.n ?? 0) < SOFT_THRESHOLD) return false;
+  return suppressAddress(trx, address, 'soft_bounces', detail, now);
+}
+
+/**
+ * Lifts the suppression of one address of the account and forgets its soft-bounce history (so
+ * the next soft bounce starts a new count). Returns whether the address was suppressed.
+ */
+export async function liftSuppression(db: Db, userId: number, emailKey: string): Promise<boolean> {
+  const r = await db.deleteFrom('suppressions').where('user_id', '=', userId).where('email_key', '=', emailKey).executeTakeFirst();
+  if (Number(r.numDeletedRows) === 0) return false;
+  await db.deleteFrom('soft_bounces').where('user_id', '=', userId).where('email_key', '=', emailKey).execute();
+  return true;
+}
+
+// 6 values per row: far below SQLite's 32,766 and PostgreSQL's 65,535 bound parameters.
+const INSERT_CHUNK = 500;
+
+/**
+ * Adds addresses (already validated) to one unsubscribe list; an address already on it (compared
+ * lower-cased) is left alone. The unique indexes make that hold under concurrency too: a clash
+ * inserts nothing (ON CONFLICT DO NOTHING, no target, so either partial index counts). Every way
+ * onto a list (the API, the recipient's preferences page and one-click, a spam complaint) comes
+ * through here: each new entry writes its `contact.unsubscribed` event in the same transaction
+ * (data: `email`, `scope` `global` or the group id, and `contact_id` when the unsubscribe came
+ * through a message sent to a contact, `opts.contactId`). Returns each address's entry id, in
+ * input order, and how many entries were new.
+ */
+export async function insertUnsubscribers(
+  db: Db,
+  userId: number,
+  groupId: GroupKey,
+  emails: string[],
+  opts: { now: Date; contactId?: number | null },
+): Promise<{ ids: number[]; added: number }> {
+  const ids: number[] = [];
+  let added = 0;
+  const now = isoMicros(opts.now);
+  for (let i = 0; i < emails.length; i += INSERT_CHUNK) {
+    const chunk = emails.slice(i, i + INSERT_CHUNK);
+    const keys = chunk.map((e) => e.toLowerCase());
+    const rows = chunk.map((email, j) => ({
+      user_id: userId,
+      unsubscribe_groups_id: groupId,
+      email_address: email,
+      email_key: keys[j],
+      created_at: now,
+      updated_at: now,
+    }));
+    const inserted = await db
+      .insertInto('unsubscribers')
+      .values(rows)
+      .onConflict((oc) => oc.doNothing())
+      .returning(['id', 'email_address'])
+      .execute();
+    added += inserted.length;
+    await emitEvents(
+      db,
+      opts.now,
+      inserted.map((r) => ({
+        userId,
+        type: 'contact.unsubscribed' as const,
+        data: {
+          email: r.email_address,
+          scope: groupId ?? 'global',
+          ...(opts.contactId == null ? {} : { contact_id: opts.contactId }),
+        },
+        email: r.email_address,
+      })),
+    );
+    const found = await db
+      .selectFrom('unsubscribers')
+      .select(['id', 'email_key'])
+      .where('user_id', '=', userId)
+      .where((eb) => (groupId === null ? eb('unsubscribe_groups_id', 'is', null) : eb('unsubscribe_groups_id', '=', groupId)))
+      .where('email_key', 'in', keys)
+      .execute();
+    const byKey = new Map(found.map((r) => [r.email_key, r.id]));
+    for (const k of keys) ids.push(byKey.get(k)!);
+  }
+  return { ids, added };
+}
+
+/**
+ * Unsubscribes one address (already checked to be an address; trimmed here) at `opts.now`:
+ * globally (`groupId` null) or from a group of the account (deleted ones included: sends made
+ * under them may still be delivering). Returns true when the address was not on that list yet (a
+ * "first unsubscribe", counted once in the statistics, and announced by a `contact.unsubscribed`
+ * event naming `opts.contactId` when given).
+ */
+export async function unsubscribeAddress(
+  db: Db,
+  userId: number,
+  email: string,
+  groupId: GroupKey,
+  opts: { now: Date; contactId?: number | null },
+): Promise<boolean> {
+  const { added } = await insertUnsubscribers(db, userId, groupId, [email.trim()], opts);
+  return added > 0;
+}
+
+/** The hash key of each app secret, derived once: HMAC-SHA256(secret, 'erasure'). */
+const erasureKeys = new Map<string, Buffer>();
+
+/**
+ * The keyed hash an erasure keeps of an address (hex HMAC-SHA256 of the trimmed, lower-case
+ * address), keyed from the app secret: the same address gives the same hash for every account of
+ * this installation, and no one without the secret can test guesses against it. The batch check
+ * (`skipsAmong`) compares claimed addresses' hashes with `erased_addresses`.
+ */
+export function erasureHash(appSecret: string, email: string): string {
+  let key = erasureKeys.get(appSecret);
+  if (!key) {
+    key = createHmac('sha256', appSecret).update('erasure').digest();
+    erasureKeys.set(appSecret, key);
+  }
+  return createHmac('sha256', key).update(email.trim().toLowerCase()).digest('hex');
+}
