@@ -15,7 +15,7 @@
  */
 import type { Db } from '../db/index.js';
 import { emitEvents, type OutgoingEvent } from '../events/outbox.js';
-import { addToHours, addToSources, sourceKeyOf, type EventMessage } from './sources.js';
+import { addToHours, addToSources, hourOf, sourceKeyOf, type EventMessage } from './sources.js';
 import type { LedgerContext, LedgerEvent } from './events.js';
 import { TRANSITIONS, type Counted, type Transition } from './transitions.js';
 
@@ -62,12 +62,13 @@ export async function record(trx: Db, ctx: LedgerContext, events: readonly Ledge
     ctx.kinds,
     counted.map((c) => ({ message: c.message, counters: transitionOf(c.event.type).counters(c) })),
   );
+  const nowHour = hourOf(ctx.now);
   await addToHours(
     trx,
     ctx.kinds,
     counted.flatMap((c) =>
       transitionOf(c.event.type)
-        .hours(c, ctx)
+        .hours(c, nowHour)
         .map(({ hour, delta }) => ({ message: c.message, hour, delta })),
     ),
   );

@@ -10,7 +10,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/index.js';
 import type { EventType } from '../events/outbox.js';
-import { recordSoftBounce, suppressAddress } from '../suppression/suppression.writes.js';
+import { recordSoftBounce, suppressAddress } from '../queue/bounced-addresses.js';
 import { isoMicros } from '../util/time.js';
 import type {
   BouncedEvent,
@@ -46,7 +46,8 @@ export interface Counted<E> extends Indexed<E> {
 export interface Transition<E extends LedgerEvent> {
   apply(trx: Db, ctx: LedgerContext, batch: ReadonlyArray<Indexed<E>>): Promise<Array<Counted<E>>>;
   counters(c: Counted<E>): CounterDeltas;
-  hours(c: Counted<E>, ctx: LedgerContext): Array<{ hour: string; delta: HourDeltas }>;
+  /** `nowHour`: the hour of the call's `now` (`hourOf`), read once per call. */
+  hours(c: Counted<E>, nowHour: string): Array<{ hour: string; delta: HourDeltas }>;
   webhook: { type: Extract<EventType, `message.${string}`>; extra?: (c: Counted<E>) => Record<string, unknown> } | null;
 }
 
@@ -93,7 +94,7 @@ function countedOf<E extends { id: number }>(
 const delivered: Transition<DeliveredEvent> = {
   apply: async (_trx, _ctx, batch) => batch.map((b) => ({ ...b, message: b.event.message })),
   counters: () => ({ delivered: 1 }),
-  hours: (_c, { now }) => [{ hour: hourOf(now), delta: { delivered: 1 } }],
+  hours: (_c, hour) => [{ hour, delta: { delivered: 1 } }],
   webhook: { type: 'message.delivered' },
 };
 
@@ -189,7 +190,7 @@ const opened: Transition<OpenedEvent> = {
     return countedOf(batch, rows, (id) => ({ firstOpen: firsts.delete(id) }));
   },
   counters: (c) => ({ total_opens: 1, unique_opens: c.firstOpen ? 1 : 0 }),
-  hours: (_c, { now }) => [{ hour: hourOf(now), delta: { opens: 1 } }],
+  hours: (_c, hour) => [{ hour, delta: { opens: 1 } }],
   webhook: { type: 'message.opened' },
 };
 
@@ -251,7 +252,7 @@ const clicked: Transition<ClickedEvent> = {
     total_opens: c.firstOpen ? 1 : 0,
     unique_opens: c.firstOpen ? 1 : 0,
   }),
-  hours: (c, { now }) => [{ hour: hourOf(now), delta: { clicks: 1, opens: c.firstOpen ? 1 : 0 } }],
+  hours: (c, hour) => [{ hour, delta: { clicks: 1, opens: c.firstOpen ? 1 : 0 } }],
   webhook: { type: 'message.clicked', extra: ({ event }) => ({ url: event.url }) },
 };
 
