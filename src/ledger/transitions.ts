@@ -10,7 +10,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/index.js';
 import type { EventType } from '../events/outbox.js';
-import { recordSoftBounce, suppressAddress } from '../queue/bounced-addresses.js';
+import { recordSoftBounce, suppressAddress } from '../suppression/suppression.writes.js';
 import { isoMicros } from '../util/time.js';
 import type {
   BouncedEvent,
