@@ -176,7 +176,7 @@ describe('automations: each enrolled address gets the sequence through the queue
   test('a pause holds mail already queued and not yet claimed; set live releases it', async () => {
     const { type, utr } = await liveWelcome([{ subject: 'Q1' }]);
     await make.contact(t.a, { contact_type_id: type, email: 'held@example.com' });
-    // A worker tick steps the enrollment into the queue, claiming nothing more than the hooks' work.
+    // A tick's scheduler round steps the enrollment into the queue; the mail lane claims nothing (batch of 0).
     await drainQueue(t, { batchSize: 0 });
     const queued = await t.database.db.selectFrom('mail_messages').select('state').where('email', '=', 'held@example.com').execute();
     assert.deepEqual(
