@@ -151,14 +151,19 @@ describe('first start (src/main.ts)', () => {
     child.stderr.on('data', (d) => (stderr += d));
     const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
     const base = `http://127.0.0.1:${port}`;
-    const deadline = Date.now() + 30_000;
+    // Generous: tsx compiles the whole service first, slow on a busy machine.
+    const deadline = Date.now() + 90_000;
     for (;;) {
       if (child.exitCode !== null) throw new Error(`server exited: ${stderr}`);
       try {
         await fetch(base + '/contacts-type');
         break;
       } catch {
-        if (Date.now() > deadline) throw new Error(`server did not start: ${stderr}`);
+        if (Date.now() > deadline) {
+          // A child left running would hold this test file open for ever.
+          child.kill('SIGKILL');
+          throw new Error(`server did not start: ${stderr}`);
+        }
         await new Promise((r) => setTimeout(r, 100));
       }
     }
