@@ -5,14 +5,25 @@
  */
 import { opendir, readFile, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { AppDeps } from '../../deps.js';
 import type { Db } from '../../db/index.js';
 import { lockAccountSegments } from '../../db/dialect.js';
 import { erasureHash } from '../../suppression/suppression.writes.js';
 import { isoMicros } from '../../util/time.js';
 import { enrollJoiners } from '../automations/automations.enroll.js';
 import { catalogueOf, refreshSegmentMembers } from '../segments/segments.membership.js';
-import type { ErasureStep } from './contacts.privacy.js';
 import { isMessageOf, segmentsNaming, setSegmentValue, setWebhookEventBody, webhookEventsNaming } from './contacts.privacy.queries.js';
+
+/** What an erasure step is given: the account, the address (lower case), and the app for the audience change. */
+export interface ErasureTarget {
+  deps: AppDeps;
+  userId: number;
+  key: string;
+  now: Date;
+}
+
+/** One table's part of an erasure, run in the erasure's transaction: returns how many of the account's rows held the address. */
+export type ErasureStep = (trx: Db, target: ErasureTarget) => Promise<number>;
 
 /** The characters of an address's local part: one of them just before a match means a longer address. */
 const LOCAL_CHAR = "[\\w.!#$%&'*+/=?^`{|}~-]";

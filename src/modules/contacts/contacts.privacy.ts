@@ -7,12 +7,19 @@
  */
 import { sql } from 'kysely';
 import type { AppDeps } from '../../deps.js';
-import type { Database, Db } from '../../db/index.js';
+import type { Database } from '../../db/index.js';
 import { NotFound, Rnf } from '../../http/errors.js';
 import { erasureHash } from '../../suppression/suppression.writes.js';
 import { audienceChanged } from '../audience/audience.service.js';
 import { toSuppression } from '../suppressions/suppressions.schema.js';
-import { eraseFromSegmentConditions, eraseFromWebhookBodies, outboxFilesNaming, removeFiles } from './contacts.privacy.copies.js';
+import {
+  eraseFromSegmentConditions,
+  eraseFromWebhookBodies,
+  outboxFilesNaming,
+  removeFiles,
+  type ErasureStep,
+  type ErasureTarget,
+} from './contacts.privacy.copies.js';
 import {
   campaignMessagesTo,
   clearAltEmails,
@@ -55,17 +62,6 @@ export async function exportAddress({ database: { db } }: AppDeps, userId: numbe
     consents,
   };
 }
-
-/** What an erasure step is given: the account, the address (lower case), and the app for the audience change. */
-export interface ErasureTarget {
-  deps: AppDeps;
-  userId: number;
-  key: string;
-  now: Date;
-}
-
-/** One table's part of an erasure, run in the erasure's transaction: returns how many of the account's rows held the address. */
-export type ErasureStep = (trx: Db, target: ErasureTarget) => Promise<number>;
 
 /** Deletes the account's rows of `table` with the address. */
 const deleteRowsOf =
