@@ -62,15 +62,15 @@ export function sleep(ms: number, signal: AbortSignal): Promise<void> {
 }
 
 /**
- * How many messages one worker has with a rate-limited relay at once (from its turn until the
- * relay accepted it): enough to keep the rate when a message takes up to 100 ms (1 at 5/s, 2 at
- * 20/s, 20 at 200/s, where the worker's concurrency bounds it first). The next message takes its
- * turn when one is accepted. Fewer would cost rate on a loaded machine (one worker at 20/s with
- * one lane fell to 14 msg/s there); a stall catches at most this many, and each costs a turn
- * (`cameLate`).
+ * How many messages one worker has with a rate-limited relay at once, from taking a turn (which
+ * may be a few turns ahead) until the relay accepted the message: one per 100 msg/s of rate, so
+ * that messages taking up to 10 ms keep the rate, and one more for a slow one (2 at 20/s, 3 at
+ * 200/s). Few, because each waits for its turn on a timer, and a stall of the event loop releases
+ * all those due together, each then costing a turn (`cameLate`); with one lane, two workers at
+ * 20/s on a loaded machine fell to 14 msg/s.
  */
 export function lanesFor(rate: number): number {
-  return Math.max(1, Math.ceil(rate / 10));
+  return Math.ceil(rate / 100) + 1;
 }
 
 /** How many of its last messages a worker compares a message's delay with (see `cameLate`). */

@@ -16,7 +16,7 @@ export const PAUSE_MAX_MS = 5 * 60_000;
 /** A relay row with the time of the statement that read or changed it (epoch ms, database clock). */
 export interface RelayRow {
   name: string;
-  /** The relay's next sending turn (see `takeRelayTurn`). */
+  /** The relay's next free sending turn (see `takeRelayTurn`). */
   next_at: number;
   paused_until: number;
   pause_ms: number;
@@ -54,19 +54,18 @@ export async function readRelays(db: Db, names: string[], at?: number): Promise<
 }
 
 /**
- * Takes the relay's turn for a message that is to go now, if it has come. `next_at` is the next
- * turn; the turns are `intervalMs` (1000 / rate) apart. A message may go when `now ≥ next_at`; the
- * next turn is then `next_at + interval` if the message was less than `toleranceMs` late, else
- * `now + interval`. With a tolerance of one interval a sender that wakes late for its turn (a busy
- * event loop, a slow round trip) still gets it and the turns stay on their schedule, so the
- * long-run rate is the relay's own; and a message a whole interval late (the relay was idle)
- * starts the schedule again from itself, banking nothing. So the next turn is always more than an
- * interval after any message, and the `rate` + 1 messages after one are more than 1 s after it:
- * at most `rate` + 1 in any 1-second window, 3 × `rate` + 1 in any 3 seconds. (The textbook GCRA
- * with this tolerance lets two go at once after an idle moment, and the message `rate` turns later
- * then lands exactly 1 s after them: one too many in a window that includes both ends.)
- * The test and the move are one conditional update, atomic on every engine. Returns the row after
- * it, or undefined when the turn has not come (`readRelays` says when it does) or the relay is paused.
+ * Takes the relay's next turn for a message (GCRA, as one atomic conditional update). `next_at` is
+ * the next free turn; turns are `intervalMs` (1000 / rate) apart. The message's turn is `next_at`
+ * if that is still to come (the sender waits for it) or less than `toleranceMs` ago (a sender a
+ * little late keeps the schedule, so the long-run rate is the relay's own), else now: a relay idle
+ * for a whole interval starts its schedule again from the message, banking nothing. `next_at` then
+ * becomes the turn + interval. So turns are at least an interval apart, each comes after the
+ * message of the one before went, and the `rate` + 1 messages after any message go more than 1 s
+ * after it: at most `rate` + 1 in any 1-second window, 3 × `rate` + 1 in any 3 seconds. (The
+ * textbook GCRA with this tolerance lets two go at once after an idle moment, and the message
+ * `rate` turns later then lands exactly 1 s after them: one too many in a window closed at both
+ * ends.) Returns the row after the update (the turn is `next_at − intervalMs`), or undefined while
+ * the relay is paused.
  */
 export async function takeRelayTurn(
   db: Db,
@@ -78,7 +77,7 @@ export async function takeRelayTurn(
   const { rows } = await sql<RelayRow>`
     update relays
     set next_at = case when ${now} < next_at + ${toleranceMs} then next_at else ${now} end + ${intervalMs}
-    where name = ${name} and paused_until <= ${now} and next_at <= ${now}
+    where name = ${name} and paused_until <= ${now}
     returning name, next_at, paused_until, pause_ms, ${now} as now`.execute(db);
   return rows[0] && numeric(rows[0]);
 }

@@ -115,8 +115,6 @@ interface Known {
   toleranceMs: number;
   /** This worker's messages with the relay, from their turn until accepted (see `lanesFor`). */
   lanes: Gate;
-  /** One of them asks the database for a turn at a time: a worker never races itself for one. */
-  asking: Gate;
   /** How long after their turns the relay accepted this worker's last messages (see `cameLate`). */
   delays: number[];
   nextAt: number;
@@ -127,11 +125,11 @@ interface Known {
 /**
  * The dispatcher of a queue worker. A transport without relays (outbox, a test's transport) is
  * used as it is. With relays, the state each relay shares with every worker lives in its row of
- * `relays`: a rate-limited relay costs one conditional update per message (its GCRA turn, taken
- * at the moment the message goes), plus a read when another worker took the turn first; pauses
- * are read again at most every second (and at once when an update finds the relay paused). The
- * rate and pauses are real time, read from the database's clock (the same for every worker on
- * it), not from `deps.clock`: they are physical limits of a server, not schedules.
+ * `relays`: a rate-limited relay costs one conditional update per message (its GCRA turn), and
+ * one more for a message that reached the relay late; pauses are read again at most every second
+ * (and at once when an update finds the relay paused). The rate and pauses are real time, read
+ * from the database's clock (the same for every worker on it), not from `deps.clock`: they are
+ * physical limits of a server, not schedules.
  */
 export function relayDispatcher(
   deps: { transport: Transport; database: Database; log: FastifyBaseLogger; metrics: Registry },
@@ -156,10 +154,7 @@ export function relayDispatcher(
       const intervalMs = relay.rate ? 1000 / relay.rate : null;
       const toleranceMs = intervalMs ?? 0;
       const lanes = new Gate(relay.rate ? lanesFor(relay.rate) : Infinity);
-      return [
-        relay.name,
-        { relay, intervalMs, toleranceMs, lanes, asking: new Gate(1), delays: [], nextAt: 0, pausedUntil: 0, pauseMs: 0 },
-      ];
+      return [relay.name, { relay, intervalMs, toleranceMs, lanes, delays: [], nextAt: 0, pausedUntil: 0, pauseMs: 0 }];
     }),
   );
   let refreshedAt = -Infinity;
@@ -198,31 +193,21 @@ export function relayDispatcher(
   };
 
   /**
-   * Waits for the relay's turn and takes it, at the moment the message is to go: the database
-   * decides (one conditional update), so the workers' clocks never matter, and a worker that wakes
-   * a little late still gets its turn (the tolerance). Returns when the turn was, in this
-   * process's time, or null when the relay turned out paused.
+   * Takes the relay's next turn (one atomic update: the database decides, on its clock, so the
+   * workers' clocks never matter) and waits for it. Returns when the turn was, in this process's
+   * time, or null when the relay turned out paused.
    */
   const takeTurn = async (k: Known, signal: AbortSignal): Promise<number | null> => {
-    await k.asking.enter(signal);
-    try {
-      for (let missed = false; ; missed = true) {
-        // After a miss, at least a millisecond: the local view of the database's clock is an estimate.
-        const wait = Math.max(k.nextAt - performance.now(), missed ? 1 : 0);
-        if (wait > 0) await sleep(wait, signal);
-        const row = await takeRelayTurn(db, k.relay.name, { intervalMs: k.intervalMs!, toleranceMs: k.toleranceMs });
-        if (row) {
-          learn(row);
-          // The turn taken is the one before the new next turn.
-          return k.nextAt - k.intervalMs!;
-        }
-        // Another worker took this turn, or paused the relay: read where it stands.
-        await refresh();
-        if (k.pausedUntil > performance.now()) return null;
-      }
-    } finally {
-      k.asking.leave();
+    const row = await takeRelayTurn(db, k.relay.name, { intervalMs: k.intervalMs!, toleranceMs: k.toleranceMs });
+    if (!row) {
+      await refresh();
+      return null;
     }
+    const turnAt = performance.now() + (row.next_at - k.intervalMs! - row.now);
+    learn(row);
+    const wait = turnAt - performance.now();
+    if (wait > 0) await sleep(wait, signal);
+    return turnAt;
   };
 
   /**
