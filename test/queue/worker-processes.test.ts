@@ -139,7 +139,14 @@ describe('worker processes sharing one PostgreSQL database', { skip: ENGINE !== 
     const victim = start();
     // Killed mid-batch: after some mail arrived, while the worker holds claimed rows (right
     // between two batches it holds none, and the crash would test nothing).
-    assert.ok(await until(async () => sink.messages.length >= 300 && (await countState(database, 'sending')) > 0), 'the worker is sending');
+    // Once 300 arrived, the sink holds its answers, so the batch cannot be settled in the moment
+    // between this check and the kill (under load, it was).
+    const sending = async () => {
+      if (sink.messages.length < 300) return false;
+      sink.delayMs = 5000;
+      return (await countState(database, 'sending')) > 0;
+    };
+    assert.ok(await until(sending), 'the worker is sending');
     victim.proc.kill('SIGKILL');
     await victim.exited;
     const window = printedWindow(victim);
