@@ -22,6 +22,7 @@ import * as m019 from './migrations/019_idempotency.js';
 import * as m020 from './migrations/020_designs.js';
 import * as m021 from './migrations/021_signup_log.js';
 import * as m022 from './migrations/022_suppressions.js';
+import * as m023 from './migrations/023_people_engagement.js';
 
 /** Every migration, in order. A new migration is one import and one line here. */
 const migrations: Record<string, Migration> = {
@@ -47,6 +48,7 @@ const migrations: Record<string, Migration> = {
   '020_designs': m020,
   '021_signup_log': m021,
   '022_suppressions': m022,
+  '023_people_engagement': m023,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

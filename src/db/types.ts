@@ -236,6 +236,14 @@ export interface MailMessageTable {
   complained: Generated<number>;
   clicks: Generated<number>;
   first_clicked_at: string | null;
+  /** Opens of this message that were machines' (docs/engagement.md); they count in `opens` too. */
+  machine_opens: Generated<number>;
+  /** Clicks of this message that were a scanner's; they count in no click figure but `bot_clicks`. */
+  bot_clicks: Generated<number>;
+  /** When a person last opened it (a machine open never sets it); null: no person did. */
+  last_human_opened_at: string | null;
+  /** When a person last clicked one of its links (a scanner's click never sets it); null: no person did. */
+  last_human_clicked_at: string | null;
   /** The name of the relay that accepted it (null: the outbox, or a single SMTP server). */
   relay: string | null;
   created_at: string;
