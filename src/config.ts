@@ -42,6 +42,11 @@ export interface Config {
   readonly snsCertFile: string | null;
   /** `/inbound/ses` is open when set (any value but `0`); SNS signatures are always checked. */
   readonly sesWebhook: boolean;
+  /**
+   * A file of address ranges whose opens are machines' (one CIDR a line, or Apple's egress CSV);
+   * null: none (docs/engagement.md).
+   */
+  readonly machineIpRangesFile: string | null;
   /** Outgoing webhooks may go to loopback, private and link-local addresses (a closed network, tests). */
   readonly webhooksAllowPrivate: boolean;
   /** The built console served at /app (`npm run build` writes it); not from the environment, tests point it elsewhere. */
@@ -203,6 +208,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     postmarkWebhookAuth: env.POSTMARK_WEBHOOK_AUTH || null,
     snsCertFile: env.SNS_CERT_FILE || null,
     sesWebhook: Boolean(env.SES_WEBHOOK) && env.SES_WEBHOOK !== '0',
+    machineIpRangesFile: env.MACHINE_IP_RANGES_FILE || null,
     webhooksAllowPrivate: Boolean(env.WEBHOOKS_ALLOW_PRIVATE) && env.WEBHOOKS_ALLOW_PRIVATE !== '0',
     // dist/console of the package, from src/ (tests, tsx) and from dist/ (npm start) alike.
     consoleDir: fileURLToPath(new URL('../dist/console', import.meta.url)),

@@ -193,6 +193,12 @@ export interface SingleSendTable {
   spam_reports: Generated<number>;
   unique_clicks: Generated<number>;
   total_clicks: Generated<number>;
+  /** Opens that were machines' (they count in `total_opens` too); see docs/engagement.md. */
+  machine_opens: Generated<number>;
+  /** Recipients with at least one open that is not a machine's (a person's click counts as one). */
+  unique_human_opens: Generated<number>;
+  /** Clicks that were scanners' (they count in no other click figure). */
+  bot_clicks: Generated<number>;
   /** 1: the links of its design are rewritten for click tracking. */
   track_clicks: Generated<number>;
   sent_at: string | null;
@@ -244,6 +250,8 @@ export interface MailMessageTable {
   last_human_opened_at: string | null;
   /** When a person last clicked one of its links (a scanner's click never sets it); null: no person did. */
   last_human_clicked_at: string | null;
+  /** When a person last opened its image (a pixel open that is not a machine's); null: never. */
+  human_pixel_opened_at: string | null;
   /** The name of the relay that accepted it (null: the outbox, or a single SMTP server). */
   relay: string | null;
   created_at: string;
@@ -317,6 +325,10 @@ export interface AutomationTable {
   total_spam_reports: Generated<number>;
   total_unique_clicks: Generated<number>;
   total_clicks: Generated<number>;
+  /** As a single send's `machine_opens`, `unique_human_opens` and `bot_clicks`, over all its emails. */
+  total_machine_opens: Generated<number>;
+  total_unique_human_opens: Generated<number>;
+  total_bot_clicks: Generated<number>;
   deleted_at: string | null;
   created_at: string;
   updated_at: string;
@@ -392,6 +404,19 @@ export interface LinkClickTable {
   message_id: number;
   link_id: number;
   first_clicked_at: string;
+}
+
+/** One click of a message (see migration 024): what the rules that find scanners' clicks read. */
+export interface MessageClickTable {
+  id: Generated<number>;
+  message_id: number;
+  /** The tracked link (`tracked_links.id`); 0: the message's trap link. */
+  link_id: number;
+  clicked_at: string;
+  /** 1: a scanner's click (counted in `bot_clicks` only). */
+  bot: Generated<number>;
+  /** 1: this click counted the message's open (it came before any open). */
+  opened: Generated<number>;
 }
 
 /** Delivered, opens and clicks of a source in one UTC hour (`YYYY-MM-DD HH:00:00`). */
@@ -601,6 +626,7 @@ export interface DB {
   automation_enrollments: AutomationEnrollmentTable;
   tracked_links: TrackedLinkTable;
   link_clicks: LinkClickTable;
+  message_clicks: MessageClickTable;
   engagement_hours: EngagementHourTable;
   relays: RelayTable;
   webhook_endpoints: WebhookEndpointTable;

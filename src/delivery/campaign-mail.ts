@@ -14,6 +14,7 @@ import { recipientValues } from './placeholders.js';
 import { loadContacts, recipientOf, type ContactRow } from './recipients.js';
 import { CLICK_SLOT, compileDesign, OPEN_PIXEL, renderFor, type CompileInput, type CompiledDesign } from './render.js';
 import { trackingLinks } from './tracking.js';
+import { TRAP_SLOT } from './trap-link.js';
 import type { MailMessage, Rendered } from './transport.js';
 
 /** What the messages of one campaign share: its account, design, sender and unsubscribe group. */
@@ -113,6 +114,7 @@ function messageFor(
     [OPEN_PIXEL]: links.openUrl(row.id),
   };
   for (let i = 0; i < linkIds.length; i++) values[CLICK_SLOT + i] = links.clickUrl(row.id, linkIds[i]);
+  if (linkIds.length > 0) values[TRAP_SLOT] = links.trapUrl(row.id);
   const shared = { sender_name: source.senderName ?? '', sender_address: source.senderAddress ?? '' };
   const { subject, html, text } = renderFor(design, values, shared);
   // The service receives no mail: the mailto reaches the sender's reply-to mailbox, whose reader

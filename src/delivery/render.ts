@@ -11,6 +11,7 @@ import { BLANK_TEMPLATE_ID, findShippedTemplate } from './designs.js';
 import { CLICK_SLOT, markTrackedLinks } from './links.js';
 import { compileMjml, DesignError, parseDesign, validateDesign, type MjmlNode } from './mjml.js';
 import { escapeHtml, TOKEN, type PlaceholderValues } from './placeholders.js';
+import { withTrapLinkSlot } from './trap-link.js';
 
 export { DesignError, validateDesign };
 
@@ -248,6 +249,8 @@ export async function compileDesign(input: CompileInput): Promise<CompiledDesign
   const preheader = input.preheader?.trim();
   let htmlSeg = tokenize(preheader ? withPreheader(html, preheader) : html);
   if (links.length > 0) htmlSeg = withClickSlots(htmlSeg, new RegExp(`%%${nonce}_c(\\d+)%%`, 'g'));
+  // A mail with tracked links also carries the hidden trap link (its value: TRAP_SLOT).
+  if (links.length > 0) htmlSeg = withTrapLinkSlot(htmlSeg);
   if (input.openPixel) htmlSeg = withOpenPixelSlot(htmlSeg);
   const subject = tokenize(input.subject);
   const names = new Set([...subject.keys, ...htmlSeg.keys, ...text.keys]);

@@ -16,14 +16,20 @@ const VERP_MAC_CHARS = 16;
 
 /** Base64url characters of the click token's MAC: 96 bits (16 characters, no spare bits). */
 const CLICK_MAC_CHARS = 16;
-/** A click token: message id and link id in base 36 (no leading zero), then the MAC. */
-const CLICK_TOKEN = /^([1-9a-z][0-9a-z]{0,10})\.([1-9a-z][0-9a-z]{0,10})\.([A-Za-z0-9_-]{16})$/;
+/**
+ * A click token: message id and link id in base 36 (no leading zero), then the MAC. Link `0` is
+ * the message's trap link, which no person sees (docs/engagement.md).
+ */
+const CLICK_TOKEN = /^([1-9a-z][0-9a-z]{0,10})\.(0|[1-9a-z][0-9a-z]{0,10})\.([A-Za-z0-9_-]{16})$/;
 
-/** A click: the message clicked in, and the tracked link (`tracked_links.id`). */
+/** A click: the message clicked in, and the tracked link (`tracked_links.id`; 0: the message's trap link). */
 export interface ClickRef {
   messageId: number;
   linkId: number;
 }
+
+/** The link id of a message's trap link in its click token. */
+export const TRAP_LINK_ID = 0;
 
 /** The host of PUBLIC_URL: the right-hand side of our Message-IDs. */
 function messageIdHost(publicUrl: string): string {
@@ -78,6 +84,15 @@ export function trackingLinks(config: Pick<Config, 'appSecret' | 'publicUrl'> & 
     clickUrl(messageId: number, linkId: number): string {
       return `${config.publicUrl}/t/click/${this.clickToken(messageId, linkId)}`;
     },
+    /**
+     * The message's trap link: a click URL no person sees or can follow (the mail hides it), so
+     * whatever requests it is a scanner following every link. It redirects to `trapTarget`.
+     */
+    trapUrl(messageId: number): string {
+      return this.clickUrl(messageId, TRAP_LINK_ID);
+    },
+    /** Where the trap link redirects: the service's public address, a harmless page for any gateway that checks it. */
+    trapTarget: config.publicUrl,
     /** The message and link of a genuine click token (exact spelling only); null for anything else. */
     readClickToken(token: unknown): ClickRef | null {
       if (typeof token !== 'string' || token.length > 64) return null;

@@ -32,21 +32,32 @@ export interface ComplainedEvent {
   detail: string | null;
 }
 
-/** One open of the message (one pixel hit: each counts in the totals). */
+/**
+ * One open of the message (one pixel hit: each counts in the totals). `machine`: it was a machine's
+ * (an image proxy that fetches on delivery, a prefetching agent; docs/engagement.md), counted in
+ * `machine_opens` and never as a person's open. Absent: a person's.
+ */
 export interface OpenedEvent {
   type: 'opened';
   id: number;
+  machine?: boolean;
 }
 
+/** The `link` of a click on the message's trap link, which no person sees (docs/engagement.md). */
+export const TRAP_LINK = 0;
+
 /**
- * One click of the message on tracked link `link`, whose link the caller checked belongs to the
- * message; `url` is where the click goes (the link's URL filled for the recipient).
+ * One click of the message on tracked link `link` (or `TRAP_LINK`), whose link the caller checked
+ * belongs to the message; `url` is where the click goes (the link's URL filled for the recipient).
+ * `scanner`: its agent alone shows it is a scanner's. The ledger decides the rest (the trap link,
+ * clicks close together), and may find an earlier click of the message to be a scanner's too.
  */
 export interface ClickedEvent {
   type: 'clicked';
   id: number;
   link: number;
   url: string;
+  scanner?: boolean;
 }
 
 /** Its recipient unsubscribed through the message (a list that stops its mail). */

@@ -22,6 +22,7 @@ import { TRANSITIONS, type Counted, type Transition } from './transitions.js';
 // What the rest of the code may use of the ledger besides `record`: the columns a delivered
 // event's message carries, and the helpers that read which source a message names.
 export { eventColumns, hourOf, sourceIdOf, sourceKeys, type CountedMessage, type EventMessage } from './sources.js';
+export { TRAP_LINK } from './events.js';
 export type {
   BouncedEvent,
   ClickedEvent,
@@ -89,7 +90,7 @@ function webhookEvents(
   for (const c of counted) {
     const webhook = transitionOf(c.event.type).webhook;
     const key = sourceKeyOf(ctx.kinds, c.message);
-    if (!webhook || key === null) continue;
+    if (!webhook || key === null || c.quiet) continue;
     const { message } = c;
     const data = {
       source: message.kind,

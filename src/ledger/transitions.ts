@@ -22,6 +22,8 @@ import type {
   OpenedEvent,
   UnsubscribedEvent,
 } from './events.js';
+import { ascending, caseOf, caseText, tally } from './batch.js';
+import { applyClicks } from './clicks.js';
 import { eventColumns, hourOf, type CounterDeltas, type EventMessage, type HourDeltas } from './sources.js';
 
 /** An event with its place in the list given to `record`. */
@@ -37,6 +39,13 @@ export interface Counted<E> extends Indexed<E> {
   firstOpen?: boolean;
   /** The message's first click (on any link). */
   firstClick?: boolean;
+  /** The message's first open by a person (opens). */
+  firstHumanOpen?: boolean;
+  /** Deltas the transition worked out for this event itself (clicks), read by its `counters` and `hours`. */
+  counters?: CounterDeltas;
+  hours?: Array<{ hour: string; delta: HourDeltas }>;
+  /** No webhook event: a scanner's click. */
+  quiet?: boolean;
 }
 
 /**
@@ -58,35 +67,16 @@ function firstPerId<E extends { id: number }>(batch: ReadonlyArray<Indexed<E>>):
   return first;
 }
 
-/** The ids of a map's keys, ascending: the lock order of every guarded update. */
-const ascending = (ids: Iterable<number>) => [...ids].sort((a, b) => a - b);
-
-/** How many times each key occurs. */
-function tally(keys: readonly number[]): Map<number, number> {
-  const n = new Map<number, number>();
-  for (const k of keys) n.set(k, (n.get(k) ?? 0) + 1);
-  return n;
-}
-
-/** `case id when … then n … else 0 end` over `counts` (typed, so PostgreSQL can plan it). */
-function caseOf(counts: ReadonlyMap<number, number>) {
-  if (counts.size === 0) return sql<number>`0`;
-  return sql<number>`case ${sql.ref('id')} ${sql.join(
-    [...counts].map(([id, n]) => sql`when ${id} then cast(${n} as integer)`),
-    sql` `,
-  )} else 0 end`;
-}
-
 /** Counted entries of `batch` whose message is in `rows`, in the batch's order; `flags` decides each one's firsts. */
 function countedOf<E extends { id: number }>(
   batch: ReadonlyArray<Indexed<E>>,
   rows: readonly EventMessage[],
-  flags: (id: number) => Pick<Counted<E>, 'firstOpen' | 'firstClick'> = () => ({}),
+  flags: (id: number, event: E) => Pick<Counted<E>, 'firstOpen' | 'firstClick' | 'firstHumanOpen'> = () => ({}),
 ): Array<Counted<E>> {
   const byId = new Map(rows.map((m) => [Number(m.id), m]));
   return batch.flatMap((b) => {
     const message = byId.get(b.event.id);
-    return message ? [{ ...b, message, ...flags(b.event.id) }] : [];
+    return message ? [{ ...b, message, ...flags(b.event.id, b.event) }] : [];
   });
 }
 
@@ -166,93 +156,75 @@ const complained: Transition<ComplainedEvent> = {
 
 /**
  * Every open counts (in the message's `opens`, the source's `total_opens`, the hour's opens, and its
- * own `message.opened` event); a message's first (its `first_opened_at` set) also adds 1 to
- * `unique_opens`. Two statements for the batch. Ids of messages that no longer exist count nothing.
+ * own `message.opened` event, whose `machine` says whose it was); a message's first (its
+ * `first_opened_at` set) also adds 1 to `unique_opens`. A machine's open also counts in
+ * `machine_opens`; a person's sets when a person last opened the message (`last_human_opened_at`,
+ * `human_pixel_opened_at`), and the message's first person's open (or click) adds 1 to
+ * `unique_human_opens`. Three statements for the batch (two without people's opens). Ids of
+ * messages that no longer exist count nothing.
  */
 const opened: Transition<OpenedEvent> = {
   async apply(trx, { kinds, now }, batch) {
+    const at = isoMicros(now);
     const hits = tally(batch.map((b) => b.event.id));
+    const machineHits = tally(batch.filter((b) => b.event.machine).map((b) => b.event.id));
+    const people = ascending(new Set(batch.filter((b) => !b.event.machine).map((b) => b.event.id)));
     const ids = ascending(hits.keys());
     const first = await trx
       .updateTable('mail_messages')
-      .set({ first_opened_at: isoMicros(now) })
+      .set({ first_opened_at: at })
       .where('id', 'in', ids)
       .where('first_opened_at', 'is', null)
       .returning('id')
       .execute();
     const firsts = new Set(first.map((r) => Number(r.id)));
+    const humanFirsts = new Set<number>();
+    if (people.length > 0) {
+      const rows = await trx
+        .updateTable('mail_messages')
+        .set({ last_human_opened_at: at })
+        .where('id', 'in', people)
+        .where('last_human_opened_at', 'is', null)
+        .returning('id')
+        .execute();
+      for (const r of rows) humanFirsts.add(Number(r.id));
+    }
+    const seen = new Map(people.map((id) => [id, at]));
     const rows = await trx
       .updateTable('mail_messages')
-      .set((eb) => ({ opens: eb('opens', '+', caseOf(hits)) }))
+      .set((eb) => ({
+        opens: eb('opens', '+', caseOf(hits)),
+        machine_opens: eb('machine_opens', '+', caseOf(machineHits)),
+        last_human_opened_at: caseText('last_human_opened_at', seen),
+        human_pixel_opened_at: caseText('human_pixel_opened_at', seen),
+      }))
       .where('id', 'in', ids)
       .returning(eventColumns(kinds))
       .execute();
-    return countedOf(batch, rows, (id) => ({ firstOpen: firsts.delete(id) }));
+    return countedOf(batch, rows, (id, event) => ({
+      firstOpen: firsts.delete(id),
+      firstHumanOpen: !event.machine && humanFirsts.delete(id),
+    }));
   },
-  counters: (c) => ({ total_opens: 1, unique_opens: c.firstOpen ? 1 : 0 }),
+  counters: (c) => ({
+    total_opens: 1,
+    unique_opens: c.firstOpen ? 1 : 0,
+    machine_opens: c.event.machine ? 1 : 0,
+    unique_human_opens: c.firstHumanOpen ? 1 : 0,
+  }),
   hours: (_c, hour) => [{ hour, delta: { opens: 1 } }],
-  webhook: { type: 'message.opened' },
+  webhook: { type: 'message.opened', extra: ({ event }) => ({ machine: Boolean(event.machine) }) },
 };
 
 /**
- * Every click counts: 1 in the link's `total_clicks`, the message's `clicks`, the source's
- * `total_clicks` and the hour's clicks, and its own `message.clicked` event (with `url`). The first
- * click of a message on a link adds a `link_clicks` row and 1 to the link's `unique_clicks`; a
- * message's first click (its `first_clicked_at` set) adds 1 to the source's `unique_clicks`. A
- * message clicked with no open counted yet counts its open too (a click proves it was opened).
+ * A click: logged, judged and counted as a person's or a scanner's by `applyClicks` (clicks.ts),
+ * which also takes back earlier clicks of the message that the new ones show to be a scanner's.
+ * Each counted click carries its deltas; only a person's has a `message.clicked` event (with `url`).
  */
 const clicked: Transition<ClickedEvent> = {
-  async apply(trx, { kinds, now }, batch) {
-    const at = isoMicros(now);
-    const pairs = new Map(batch.map(({ event }) => [`${event.id}:${event.link}`, event]));
-    const messageHits = tally(batch.map((b) => b.event.id));
-    const linkHits = tally(batch.map((b) => b.event.link));
-    const messageIds = ascending(messageHits.keys());
-    const firstOnLink = await trx
-      .insertInto('link_clicks')
-      .values([...pairs.values()].map((p) => ({ message_id: p.id, link_id: p.link, first_clicked_at: at })))
-      .onConflict((oc) => oc.columns(['message_id', 'link_id']).doNothing())
-      .returning('link_id')
-      .execute();
-    const firstClicks = await trx
-      .updateTable('mail_messages')
-      .set({ first_clicked_at: at })
-      .where('id', 'in', messageIds)
-      .where('first_clicked_at', 'is', null)
-      .returning('id')
-      .execute();
-    const firstOpens = await trx
-      .updateTable('mail_messages')
-      .set((eb) => ({ first_opened_at: at, opens: eb('opens', '+', 1) }))
-      .where('id', 'in', messageIds)
-      .where('first_opened_at', 'is', null)
-      .returning('id')
-      .execute();
-    const rows = await trx
-      .updateTable('mail_messages')
-      .set((eb) => ({ clicks: eb('clicks', '+', caseOf(messageHits)) }))
-      .where('id', 'in', messageIds)
-      .returning(eventColumns(kinds))
-      .execute();
-    await trx
-      .updateTable('tracked_links')
-      .set((eb) => ({
-        total_clicks: eb('total_clicks', '+', caseOf(linkHits)),
-        unique_clicks: eb('unique_clicks', '+', caseOf(tally(firstOnLink.map((r) => Number(r.link_id))))),
-      }))
-      .where('id', 'in', ascending(linkHits.keys()))
-      .execute();
-    const clicks = new Set(firstClicks.map((r) => Number(r.id)));
-    const opens = new Set(firstOpens.map((r) => Number(r.id)));
-    return countedOf(batch, rows, (id) => ({ firstClick: clicks.delete(id), firstOpen: opens.delete(id) }));
-  },
-  counters: (c) => ({
-    total_clicks: 1,
-    unique_clicks: c.firstClick ? 1 : 0,
-    total_opens: c.firstOpen ? 1 : 0,
-    unique_opens: c.firstOpen ? 1 : 0,
-  }),
-  hours: (c, hour) => [{ hour, delta: { clicks: 1, opens: c.firstOpen ? 1 : 0 } }],
+  apply: applyClicks,
+  counters: (c) => c.counters ?? {},
+  hours: (c) => c.hours ?? [],
   webhook: { type: 'message.clicked', extra: ({ event }) => ({ url: event.url }) },
 };
 

@@ -1,37 +1,59 @@
 import type { Db } from '../db/index.js';
-import type { ClickRef } from '../delivery/tracking.js';
+import { TRAP_LINK_ID, type ClickRef } from '../delivery/tracking.js';
 import { MAIL_KINDS } from '../mail-kinds.js';
-import { MAX_CLICKS_BATCH, record } from '../ledger/ledger.js';
+import { MAX_CLICKS_BATCH, record, type ClickedEvent } from '../ledger/ledger.js';
 import { clickKey, clickTargets } from './messages.queries.js';
 import type { Clock } from '../util/clock.js';
 
 /** Counts clicks for the redirect route, sharing transactions between requests that arrive together. */
 export interface ClickBatches {
   /**
-   * Counts one click; resolves once it is committed, with the URL to redirect to (the link's,
-   * filled for the message's recipient), or null when the message and link do not go together
-   * (nothing counted). Rejects if the batch failed.
+   * Counts one click (`scanner`: its agent shows a scanner's); resolves once it is committed, with
+   * the URL to redirect to (the link's, filled for the message's recipient; the trap link's
+   * target), or null when the message and link do not go together (nothing counted). Rejects if
+   * the batch failed.
    */
-  count(click: ClickRef): Promise<string | null>;
+  count(click: ClickRef, scanner: boolean): Promise<string | null>;
+}
+
+/** A click waiting for its batch. */
+interface PendingClick {
+  click: ClickRef;
+  scanner: boolean;
 }
 
 /**
  * Counts a batch of clicks in one transaction: the clicks whose link belongs to their message
- * (`clickTargets`) are recorded by the ledger. Returns the URL of each click counted, by `clickKey`.
+ * (`clickTargets`), and the trap link clicks of existing messages, are recorded by the ledger,
+ * which tells people's clicks from scanners'. Returns the URL of each click counted, by `clickKey`.
  */
 async function countClicks(
   db: Db,
-  clicks: readonly ClickRef[],
+  clicks: readonly PendingClick[],
   now: Date,
   unsubscribeUrl: (messageId: number) => string,
+  trapTarget: string,
 ): Promise<Map<string, string>> {
   return db.transaction().execute(async (trx) => {
-    const urls = await clickTargets(trx, MAIL_KINDS, clicks, unsubscribeUrl);
-    const events = clicks.flatMap((c) => {
-      const url = urls.get(clickKey(c));
-      return url === undefined ? [] : [{ type: 'clicked' as const, id: c.messageId, link: c.linkId, url }];
+    const linked = clicks.filter((c) => c.click.linkId !== TRAP_LINK_ID).map((c) => c.click);
+    const urls = await clickTargets(trx, MAIL_KINDS, linked, unsubscribeUrl);
+    const events: ClickedEvent[] = [];
+    const traps: ClickRef[] = [];
+    for (const { click, scanner } of clicks) {
+      const trap = click.linkId === TRAP_LINK_ID;
+      const url = trap ? trapTarget : urls.get(clickKey(click));
+      if (url === undefined) continue;
+      events.push({ type: 'clicked', id: click.messageId, link: click.linkId, url, scanner });
+      if (trap) traps.push(click);
+    }
+    if (events.length === 0) return urls;
+    const counted = await record(trx, { kinds: MAIL_KINDS, now }, events);
+    // A trap click redirects when its message exists, which the ledger's count says.
+    let t = 0;
+    events.forEach((e, i) => {
+      if (e.link === TRAP_LINK_ID && counted[i] !== null) urls.set(clickKey(traps[t]), trapTarget);
+      if (e.link === TRAP_LINK_ID) t++;
     });
-    if (events.length > 0) await record(trx, { kinds: MAIL_KINDS, now }, events);
     return urls;
   });
 }
@@ -41,8 +63,8 @@ async function countClicks(
  * transaction at once; clicks arriving while it runs go together in the next one (up to
  * MAX_CLICKS_BATCH). Each request answers only after its click is committed.
  */
-export function createClickBatches(db: Db, clock: Clock, unsubscribeUrl: (messageId: number) => string): ClickBatches {
-  let pending: Array<{ click: ClickRef; done: (url: string | null) => void; fail: (err: unknown) => void }> = [];
+export function createClickBatches(db: Db, clock: Clock, unsubscribeUrl: (messageId: number) => string, trapTarget: string): ClickBatches {
+  let pending: Array<PendingClick & { done: (url: string | null) => void; fail: (err: unknown) => void }> = [];
   let running = false;
 
   async function drain(): Promise<void> {
@@ -53,12 +75,7 @@ export function createClickBatches(db: Db, clock: Clock, unsubscribeUrl: (messag
       const batch = pending.slice(0, MAX_CLICKS_BATCH);
       pending = pending.slice(MAX_CLICKS_BATCH);
       try {
-        const urls = await countClicks(
-          db,
-          batch.map((p) => p.click),
-          clock.now(),
-          unsubscribeUrl,
-        );
+        const urls = await countClicks(db, batch, clock.now(), unsubscribeUrl, trapTarget);
         for (const p of batch) p.done(urls.get(clickKey(p.click)) ?? null);
       } catch (err) {
         for (const p of batch) p.fail(err);
@@ -68,9 +85,9 @@ export function createClickBatches(db: Db, clock: Clock, unsubscribeUrl: (messag
   }
 
   return {
-    count(click) {
+    count(click, scanner) {
       return new Promise((done, fail) => {
-        pending.push({ click, done, fail });
+        pending.push({ click, scanner, done, fail });
         if (!running) void drain();
       });
     },

@@ -5,8 +5,8 @@ import { MAX_OPENS_BATCH, record } from '../ledger/ledger.js';
 
 /** Counts opens for the pixel route, sharing transactions between requests that arrive together. */
 export interface OpenBatches {
-  /** Counts one open of the message; resolves once it is committed (rejects if the batch failed). */
-  count(messageId: number): Promise<void>;
+  /** Counts one open of the message (`machine`: a machine's; default a person's); resolves once it is committed (rejects if the batch failed). */
+  count(messageId: number, machine?: boolean): Promise<void>;
 }
 
 /**
@@ -17,7 +17,7 @@ export interface OpenBatches {
  * committed, so nothing is held in memory past a response and a crash loses no answered open.
  */
 export function createOpenBatches(db: Db, clock: Clock): OpenBatches {
-  let pending: Array<{ id: number; done: () => void; fail: (err: unknown) => void }> = [];
+  let pending: Array<{ id: number; machine: boolean; done: () => void; fail: (err: unknown) => void }> = [];
   let running = false;
 
   async function drain(): Promise<void> {
@@ -33,7 +33,7 @@ export function createOpenBatches(db: Db, clock: Clock): OpenBatches {
           record(
             trx,
             { kinds: MAIL_KINDS, now },
-            batch.map((p) => ({ type: 'opened', id: p.id })),
+            batch.map((p) => ({ type: 'opened', id: p.id, machine: p.machine })),
           ),
         );
         for (const p of batch) p.done();
@@ -45,9 +45,9 @@ export function createOpenBatches(db: Db, clock: Clock): OpenBatches {
   }
 
   return {
-    count(messageId) {
+    count(messageId, machine) {
       return new Promise<void>((done, fail) => {
-        pending.push({ id: messageId, done, fail });
+        pending.push({ id: messageId, machine: machine ?? false, done, fail });
         if (!running) void drain();
       });
     },

@@ -22,7 +22,10 @@ export type SourceCounter =
   | 'unique_opens'
   | 'total_clicks'
   | 'unique_clicks'
-  | 'unsubscribes';
+  | 'unsubscribes'
+  | 'machine_opens'
+  | 'unique_human_opens'
+  | 'bot_clicks';
 
 /**
  * What sends the messages of a kind and keeps their statistics: a row of `table`, named by the

@@ -134,17 +134,27 @@ describe("message events: the ledger writes each event's webhook event in its pr
     );
   });
 
-  test('message.opened: one per counted open of the pixel (the first and the later ones)', async () => {
+  test('message.opened: one per counted open of the pixel (the first and the later ones), data.machine says whose', async () => {
     const [m] = await sendTo(t, t.a, [addr('reader')]);
     const since = await lastEventId(t.database);
     const pixel = `/t/open/${links.openToken(m.id)}.gif`;
-    for (let i = 0; i < 3; i++) assert.equal((await t.anon.get(pixel)).status, 200);
+    // Apple Mail Privacy Protection's proxy first (a machine), then a person's mail client twice.
+    const apple = await t.app.inject({ method: 'GET', url: pixel, headers: { 'user-agent': 'Mozilla/5.0' } });
+    assert.equal(apple.statusCode, 200);
+    for (let i = 0; i < 2; i++) assert.equal((await t.anon.get(pixel)).status, 200);
     // HEAD counts nothing, so it has no event.
     await t.app.inject({ method: 'HEAD', url: pixel });
     const events = await eventsSince(t.database, since);
     assert.equal(events.length, 3);
     const data = await dataOf(m);
-    for (const e of events) assert.deepEqual([e.type, e.body.data], ['message.opened', data]);
+    assert.deepEqual(
+      events.map((e) => [e.type, e.body.data]),
+      [
+        ['message.opened', { ...data, machine: true }],
+        ['message.opened', { ...data, machine: false }],
+        ['message.opened', { ...data, machine: false }],
+      ],
+    );
   });
 
   test('message.clicked: one per counted click, with the URL the redirect went to (placeholders filled)', async () => {
@@ -173,6 +183,11 @@ describe("message events: the ledger writes each event's webhook event in its pr
       ],
     );
     assert.equal(res.headers.location, encodeURI(url));
+    // A scanner's click (no User-Agent) redirects the same, and has no event.
+    const since2 = await lastEventId(t.database);
+    const scanner = await t.app.inject({ method: 'GET', url: path, headers: { 'user-agent': '' } });
+    assert.equal(scanner.statusCode, 302);
+    assert.deepEqual(await eventsSince(t.database, since2), []);
   });
 
   test('automation mail: source automation and the automation utr', async () => {
