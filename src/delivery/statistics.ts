@@ -19,15 +19,22 @@ export const StatsShape = Type.Object(
     soft_bounces: Count('Messages that bounced for any other reason.'),
     unique_opens: Count('Recipients who opened (a click counts an open for one who had none).'),
     total_opens: Count('Opens, every one.'),
-    unique_clicks: Count('Recipients who clicked a tracked link.'),
-    total_clicks: Count('Clicks on tracked links, every one.'),
+    unique_clicks: Count("Recipients who clicked a tracked link (people only: scanners' clicks are in `bot_clicks`)."),
+    total_clicks: Count("Clicks on tracked links, every one but scanners'."),
     unsubscribes: Count('Recipients who unsubscribed through a message.'),
     spam_reports: Count('Recipients who reported a message as spam.'),
+    unique_human_opens: Count(
+      "Recipients with at least one open that is not a machine's (a person's click counts as one); see docs/engagement.md.",
+    ),
+    machine_opens: Count(
+      "Opens by machines (Apple Mail Privacy Protection's proxy, prefetching agents, the configured address ranges); they count in the opens too.",
+    ),
+    bot_clicks: Count('Clicks by scanners (security gateways, link checkers); they count in no other click figure.'),
     links: Type.Array(
       Type.Object({
         url: Type.String({ description: 'The link as the design has it (placeholders not filled).' }),
-        unique_clicks: Count('Recipients who clicked it.'),
-        total_clicks: Count('Its clicks, every one.'),
+        unique_clicks: Count('Recipients who clicked it (people only).'),
+        total_clicks: Count("Its clicks, every one but scanners'."),
       }),
       {
         description:
@@ -39,7 +46,7 @@ export const StatsShape = Type.Object(
         hour: Type.String({ description: 'The UTC hour: `YYYY-MM-DD HH:00:00`.' }),
         delivered: Count('Messages delivered in that hour.'),
         opens: Count('Opens in that hour (total, not unique).'),
-        clicks: Count('Clicks in that hour (total, not unique).'),
+        clicks: Count("Clicks in that hour (total, not unique; not scanners')."),
       }),
       { description: 'One entry per UTC hour that had any of these events, oldest first.' },
     ),
@@ -74,6 +81,9 @@ export function countersOf(
     total_clicks: read('total_clicks'),
     unsubscribes: read('unsubscribes'),
     spam_reports: read('spam_reports'),
+    unique_human_opens: read('unique_human_opens'),
+    machine_opens: read('machine_opens'),
+    bot_clicks: read('bot_clicks'),
   };
 }
 

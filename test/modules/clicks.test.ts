@@ -216,6 +216,9 @@ describe('click tracking of a single send, end to end', () => {
       'total_clicks',
       'unsubscribes',
       'spam_reports',
+      'unique_human_opens',
+      'machine_opens',
+      'bot_clicks',
       'links',
       'timeline',
     ]);

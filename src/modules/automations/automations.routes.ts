@@ -119,7 +119,8 @@ export const automationRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: "An automation's detailed statistics",
         description:
           'Over all its emails: its totals (with hard and soft bounces, clicks and spam reports), every tracked link of its emails ' +
-          'with its clicks, and per UTC hour the messages delivered, opens and clicks. Not found: `Record not found`.',
+          'with its clicks, per UTC hour the messages delivered, opens and clicks, and the opens by people, machine opens and ' +
+          'scanner clicks (docs/engagement.md). Not found: `Record not found`.',
         querystring: UtrQuery,
         response: responses(StatsAnswer, 404, 422),
       },

@@ -18,7 +18,12 @@ export const OverviewAnswer = Success(
       sent: Count('Messages of single sends and automations queued in the window (test sends and service mail excluded).'),
       delivered: Count('Of those, messages the receiving server accepted and that did not bounce later.'),
       unique_opens: Count('Of those, messages opened at least once.'),
-      unique_clicks: Count('Of those, messages with at least one tracked click.'),
+      unique_clicks: Count("Of those, messages with at least one tracked click by a person (scanners' clicks are in `bot_clicks`)."),
+      unique_human_opens: Count(
+        "Of those, messages a person opened (an open that is not a machine's, or a person's click); see docs/engagement.md.",
+      ),
+      machine_opens: Count("Opens of those messages by machines (Apple Mail Privacy Protection's proxy, prefetching agents)."),
+      bot_clicks: Count('Clicks on those messages by scanners (security gateways, link checkers).'),
       open_rate: Rate('`unique_opens` ÷ `delivered` (0 when nothing was delivered).'),
       click_rate: Rate('`unique_clicks` ÷ `delivered` (0 when nothing was delivered).'),
       bounces: Count('Of those, messages that bounced (hard or soft).'),

@@ -97,7 +97,8 @@ export const singleSendRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: "A single send's detailed statistics",
         description:
           'Its counters (as in details, with hard and soft bounces, clicks and spam reports), every tracked link with its clicks, ' +
-          'and per UTC hour the messages delivered, opens and clicks. Not found: `Record not found`.',
+          'per UTC hour the messages delivered, opens and clicks, and the opens by people, machine opens and scanner clicks ' +
+          '(docs/engagement.md). Not found: `Record not found`.',
         querystring: UtrQuery,
         response: responses(StatsAnswer, 404, 422),
       },
