@@ -53,7 +53,7 @@ type Count = (db: BenchDatabase['db']) => Promise<number>;
  */
 function serviceCount(segment: SegmentRow, catalogue: Map<string, FieldKind>): Count {
   return (db) =>
-    segmentCandidates(db, segment, catalogue)
+    segmentCandidates(db, segment, catalogue, new Date())
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .executeTakeFirstOrThrow()
       .then((r) => Number(r.n));

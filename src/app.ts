@@ -39,6 +39,7 @@ import { healthRoutes } from './ops/health.routes.js';
 import { inboundRoutes } from './inbound/inbound.routes.js';
 import { reportRoutes } from './inbound/report.routes.js';
 import { suppressionRoutes } from './modules/suppressions/suppressions.routes.js';
+import { accountSettingsRoutes } from './modules/accounts/accounts.settings.routes.js';
 import { formRoutes } from './modules/forms/forms.routes.js';
 import { subscribeRoutes } from './public/subscribe.routes.js';
 import { webhookRoutes } from './modules/webhooks/webhooks.routes.js';
@@ -130,6 +131,7 @@ export async function buildApp(deps: AppInput): Promise<App> {
   await app.register(providerRoutes);
   await app.register(healthRoutes);
   await app.register(suppressionRoutes);
+  await app.register(accountSettingsRoutes);
   await app.register(webhookRoutes);
   await app.register(overviewRoutes);
   await app.register(inboundRoutes);

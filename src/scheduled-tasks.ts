@@ -1,10 +1,20 @@
 /**
- * Every scheduled task the scheduler lane runs, listed once, in the order of each round: start
- * the sends that came due, step the automations, then complete the sends with nothing left to
- * send. A task is declared by the module that owns the work; the job runner names none.
+ * Every scheduled task the scheduler lane runs, listed once, in the order of each round: bring the
+ * inactive addresses of accounts with a sunset policy up to date, start the sends that came due,
+ * recompute the segments with engagement conditions that automations target (enrolling who joined
+ * them by the passing of time), step the automations, then complete the sends with nothing left
+ * to send. A task is declared by the module that owns the work; the job runner names none.
  */
 import type { ScheduledTask } from './jobs/scheduler.lane.js';
 import { automationStepsTask } from './modules/automations/automations.engine.js';
+import { liveSegmentsTask } from './modules/segments/segments.live.js';
 import { completeSendsTask, startSendsTask } from './modules/single-sends/single-sends.engine.js';
+import { sunsetSweepTask } from './modules/suppressions/suppressions.sunset.js';
 
-export const SCHEDULED_TASKS: readonly ScheduledTask[] = [startSendsTask, automationStepsTask, completeSendsTask];
+export const SCHEDULED_TASKS: readonly ScheduledTask[] = [
+  sunsetSweepTask,
+  startSendsTask,
+  liveSegmentsTask,
+  automationStepsTask,
+  completeSendsTask,
+];

@@ -131,6 +131,8 @@ export interface SegmentTable {
   deleted_at: string | null;
   created_at: string;
   updated_at: string;
+  /** When the membership of a segment with engagement conditions was last recomputed (null: never since it was saved). */
+  refreshed_at: Generated<string | null>;
 }
 
 /** A segment member: a matched contact (contact_id set) or a recipient added by hand (contact_id null). */
@@ -254,6 +256,8 @@ export interface MailMessageTable {
   human_pixel_opened_at: string | null;
   /** The name of the relay that accepted it (null: the outbox, or a single SMTP server). */
   relay: string | null;
+  /** 1 when its address's suppression was lifted after it was delivered: the sunset policy no longer counts it. */
+  sunset_lifted: Generated<number>;
   created_at: string;
   updated_at: string;
 }
@@ -262,11 +266,26 @@ export interface MailMessageTable {
 export type QueuedMessage = Selectable<MailMessageTable>;
 
 /**
- * Why an address is suppressed: a hard bounce, 3 soft bounces within 30 days, or a spam complaint
- * (`suppressions.reason`, as the API shows it). A future sunset reason (`inactive`) would be one more
- * value here, written and read by src/suppression/ only.
+ * Why an address is suppressed: a hard bounce, 3 soft bounces within 30 days, a spam complaint, or
+ * no person's engagement for long under the account's sunset policy (`inactive`)
+ * (`suppressions.reason`, as the API shows it). Written and read by src/suppression/ only.
  */
-export type SuppressionReason = 'hard_bounce' | 'soft_bounces' | 'complaint';
+export type SuppressionReason = 'hard_bounce' | 'soft_bounces' | 'complaint' | 'inactive';
+
+/** An account's settings (see migration 025); an account without a row has the defaults. */
+export interface AccountSettingsTable {
+  user_id: number;
+  /** 1: the sunset policy is on. */
+  sunset_enabled: Generated<number>;
+  /** How long without a person's open or click (30–1095 days). */
+  sunset_days: Generated<number>;
+  /** How many messages the address must have received (1–100). */
+  sunset_min_messages: Generated<number>;
+  /** When the account's inactive addresses were last brought up to date (null: never). */
+  sunset_swept_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
 
 /** A suppressed address of the account: never mailed again by the account (until lifted). */
 export interface SuppressionTable {
@@ -606,6 +625,7 @@ export interface DesignTable {
 
 export interface DB {
   accounts: AccountTable;
+  account_settings: AccountSettingsTable;
   fields: FieldTable;
   contact_types: ContactTypeTable;
   contacts: ContactTable;

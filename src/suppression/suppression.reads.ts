@@ -8,8 +8,9 @@
  *
  * The lists they read are written by `suppression.writes.ts`: unsubscribes (global and per group,
  * `unsubscribers`), suppressions (`suppressions`: hard bounces, soft bounces at the threshold,
- * complaints), and erased addresses (`erased_addresses`, keyed hashes). A future `inactive` reason
- * (the sunset policy) is one more branch in each read, marked below.
+ * complaints), and erased addresses (`erased_addresses`, keyed hashes); and by `sunset.sweep.ts`:
+ * the addresses the account's sunset policy finds inactive (`suppressions`, reason `inactive`),
+ * which stop campaign mail only.
  */
 import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../db/index.js';
@@ -17,26 +18,35 @@ import type { SuppressionReason } from '../db/types.js';
 import { erasureHash, type GroupKey } from './suppression.writes.js';
 
 /**
- * True when the account must not mail the address `emailKey` (an SQL expression, lower case)
- * under the unsubscribe group `groupId`: it is on the global unsubscribe list, on the group's list,
- * or on the suppression list (hard bounce, soft bounces at the threshold, complaint). Erased
- * addresses are not checked here: their hashes are keyed with the app secret, which SQL does not
- * hold, so the batch check (`skipsAmong`) catches them before any mail is rendered.
+ * True when the account must not send campaign mail to the address `emailKey` (an SQL expression,
+ * lower case) under the unsubscribe group `groupId`: it is on the global unsubscribe list, on the
+ * group's list, or on the suppression list (hard bounce, soft bounces at the threshold, complaint,
+ * and, unless `opts.inactive` is false, inactive under the sunset policy). Erased addresses are not
+ * checked here: their hashes are keyed with the app secret, which SQL does not hold, so the batch
+ * check (`skipsAmong`) catches them before any mail is rendered.
  */
-export function suppressedSql(userId: number, groupId: GroupKey, emailKey: RawBuilder<unknown>): RawBuilder<boolean> {
-  // A future `inactive` reason: one more `or exists (…)` here.
+export function suppressedSql(
+  userId: number,
+  groupId: GroupKey,
+  emailKey: RawBuilder<unknown>,
+  opts: { inactive?: boolean } = {},
+): RawBuilder<boolean> {
+  const reasons = opts.inactive === false ? sql` and b.reason <> 'inactive'` : sql``;
   return sql<boolean>`(exists (
       select 1 from unsubscribers u
       where u.user_id = ${userId} and u.email_key = ${emailKey}
         and (u.unsubscribe_groups_id is null or u.unsubscribe_groups_id = ${groupId})
-    ) or exists (select 1 from suppressions b where b.user_id = ${userId} and b.email_key = ${emailKey}))`;
+    ) or exists (select 1 from suppressions b where b.user_id = ${userId} and b.email_key = ${emailKey}${reasons}))`;
 }
 
-/** Whether the account must not mail `email` under `groupId` (the SQL condition, for one address). */
+/**
+ * Whether the account must not mail `email` under `groupId` (the SQL condition, for one address).
+ * Inactivity under the sunset policy does not count here: the one caller is a sign-up, where the
+ * person just asked for mail, and its confirmation is the service's own mail.
+ */
 export async function isSuppressed(db: Db, userId: number, email: string, groupId: GroupKey = null): Promise<boolean> {
-  const { rows } = await sql<{ hit: unknown }>`select ${suppressedSql(userId, groupId, sql`${email.trim().toLowerCase()}`)} as hit`.execute(
-    db,
-  );
+  const key = sql`${email.trim().toLowerCase()}`;
+  const { rows } = await sql<{ hit: unknown }>`select ${suppressedSql(userId, groupId, key, { inactive: false })} as hit`.execute(db);
   // SQLite answers 0/1, PostgreSQL a boolean.
   return rows[0]?.hit === true || Number(rows[0]?.hit) === 1;
 }
@@ -51,6 +61,7 @@ export const SKIP_TEXTS: Record<SkipReason, string> = {
   hard_bounce: 'the address bounced before',
   soft_bounces: 'the address bounced before',
   complaint: 'the address complained of a message (spam report)',
+  inactive: 'the address is inactive (sunset policy: no open or click by a person for too long)',
   erased: 'the address was erased by the account',
 };
 
@@ -71,7 +82,8 @@ export interface ClaimedAddress {
  * Of the claimed `rows`, which must be skipped and why (null: it may go), in input order. A
  * suppression (bounce, complaint) comes first, then an erasure (the address's keyed hash, computed
  * here with `appSecret`, is in `erased_addresses`), then the global and the group's unsubscribe
- * lists. Only each row's own account counts. At most three queries for the batch.
+ * lists. An `inactive` entry (the sunset policy) stops campaign mail (and its test mails) only,
+ * as the unsubscribe lists do. Only each row's own account counts. At most three queries for the batch.
  */
 export async function skipsAmong(db: Db, rows: readonly ClaimedAddress[], appSecret: string): Promise<Array<SkipReason | null>> {
   if (rows.length === 0) return [];
@@ -85,7 +97,6 @@ export async function skipsAmong(db: Db, rows: readonly ClaimedAddress[], appSec
     .where('email_key', 'in', keys)
     .execute())
     suppressed.set(`${s.user_id} ${s.email_key}`, s.reason);
-  // A future `inactive` reason: read here too, and map to its own SkipReason.
 
   const hashOf = new Map(keys.map((k) => [k, erasureHash(appSecret, k)]));
   const erased = new Set(
@@ -116,9 +127,10 @@ export async function skipsAmong(db: Db, rows: readonly ClaimedAddress[], appSec
   return rows.map((r) => {
     const at = `${r.user_id} ${r.email_key}`;
     const reason = suppressed.get(at);
-    if (reason) return reason;
+    if (reason && reason !== 'inactive') return reason;
     if (erased.has(`${r.user_id} ${hashOf.get(r.email_key)}`)) return 'erased';
     if (r.lists === null) return null;
+    if (reason === 'inactive') return reason;
     if (unsubscribed.has(`${at} global`)) return 'unsubscribed';
     if (r.lists.group !== null && unsubscribed.has(`${at} ${r.lists.group}`)) return 'unsubscribed_from_group';
     return null;

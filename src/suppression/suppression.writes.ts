@@ -1,8 +1,8 @@
 /**
  * What puts an address on, or takes it off, the lists that stop the account mailing it: the
  * unsubscribe lists (global and per group), the suppression list (hard bounces, the soft-bounce
- * threshold, complaints) with the soft-bounce history behind it, and the keyed hash an erasure
- * leaves. Each runs in the caller's transaction, so an event's effects are stored together. The
+ * threshold, complaints; its `inactive` entries are the sunset sweep's) with the soft-bounce
+ * history behind it, and the keyed hash an erasure leaves. Each runs in the caller's transaction, so an event's effects are stored together. The
  * reads that honour these lists are in `suppression.reads.ts`.
  */
 import { createHmac } from 'node:crypto';
@@ -10,6 +10,7 @@ import type { Db } from '../db/index.js';
 import { lockAccountAddress } from '../db/dialect.js';
 import type { SuppressionReason } from '../db/types.js';
 import { emitEvents } from '../events/outbox.js';
+import { lockSunset } from './sunset.sweep.js';
 import { isoMicros } from '../util/time.js';
 
 /** Soft bounces of one address within SOFT_WINDOW_MS that suppress it. */
@@ -87,13 +88,25 @@ export async function recordSoftBounce(
 }
 
 /**
- * Lifts the suppression of one address of the account and forgets its soft-bounce history (so
- * the next soft bounce starts a new count). Returns whether the address was suppressed.
+ * Lifts the suppression of one address of the account (whatever its reason), in the caller's
+ * transaction: forgets its soft-bounce history (so the next soft bounce starts a new count), and
+ * the messages it received so far no longer count for the sunset policy (`sunset_lifted`), so the
+ * address is counted again only from the lift on. Returns whether the address was suppressed.
  */
-export async function liftSuppression(db: Db, userId: number, emailKey: string): Promise<boolean> {
-  const r = await db.deleteFrom('suppressions').where('user_id', '=', userId).where('email_key', '=', emailKey).executeTakeFirst();
+export async function liftSuppression(trx: Db, userId: number, emailKey: string): Promise<boolean> {
+  // Under the sweep's lock: a sweep that read the messages before this lift never lists the address again.
+  await lockSunset(trx, userId);
+  const r = await trx.deleteFrom('suppressions').where('user_id', '=', userId).where('email_key', '=', emailKey).executeTakeFirst();
   if (Number(r.numDeletedRows) === 0) return false;
-  await db.deleteFrom('soft_bounces').where('user_id', '=', userId).where('email_key', '=', emailKey).execute();
+  await trx.deleteFrom('soft_bounces').where('user_id', '=', userId).where('email_key', '=', emailKey).execute();
+  await trx
+    .updateTable('mail_messages')
+    .set({ sunset_lifted: 1 })
+    .where('user_id', '=', userId)
+    .where('email_key', '=', emailKey)
+    .where('state', '=', 'sent')
+    .where('sunset_lifted', '=', 0)
+    .execute();
   return true;
 }
 

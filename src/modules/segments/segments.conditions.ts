@@ -3,6 +3,15 @@ import { jsonText, numericOrNull, type Engine } from '../../db/dialect.js';
 import { messages, type Rules } from '../../http/messages.js';
 import { CONTACT_COLUMNS, RESERVED_FIELDS } from '../../reference/fields.js';
 import { allCountries, findCountry } from '../../reference/geo.js';
+import {
+  daysFailure,
+  engagementSql,
+  ENGAGEMENT_FIELD,
+  ENGAGEMENT_OPERATORS,
+  SINGLE_SEND_FIELD,
+  SINGLE_SEND_OPERATORS,
+  singleSendSql,
+} from './segments.engagement.js';
 
 /** The operators a segment condition may use; which of them suit a field depends on its kind. */
 export const OPERATORS = [
@@ -19,17 +28,24 @@ export const OPERATORS = [
   'between',
   'before',
   'after',
+  ...ENGAGEMENT_OPERATORS,
+  ...SINGLE_SEND_OPERATORS,
 ] as const;
 export type Operator = (typeof OPERATORS)[number];
 
-/** How a field compares: as text, as a number, or as a date-time. */
-export type FieldKind = 'text' | 'number' | 'date';
+/**
+ * How a field compares: as text, as a number, or as a date-time; or what the contact's address
+ * received, opened and clicked (`engagement`: within a number of days; `single_send`: of one send).
+ */
+export type FieldKind = 'text' | 'number' | 'date' | 'engagement' | 'single_send';
 
 /** One condition: a field, an operator and its 0, 1 or 2 values. */
 export interface Condition {
   field: string;
   operator: Operator;
   values: string[];
+  /** Where its first value stands in the body's `value` (when the entries could be matched to conditions). */
+  at?: number;
 }
 
 const TEXT_OPS: readonly Operator[] = [
@@ -46,6 +62,8 @@ const KIND_OPS: Record<FieldKind, readonly Operator[]> = {
   text: TEXT_OPS,
   number: [...TEXT_OPS, 'greater than', 'less than', 'between'],
   date: [...TEXT_OPS, 'before', 'after', 'between'],
+  engagement: ENGAGEMENT_OPERATORS,
+  single_send: SINGLE_SEND_OPERATORS,
 };
 const COLUMN_FIELDS = new Set<string>([...CONTACT_COLUMNS, 'created_at']);
 const DATE_RE = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2})(:\d{2})?)?$/;
@@ -58,18 +76,21 @@ export function arity(op: string): number {
 
 /** Whether an operator compares its values as numbers or dates (else as text) for a field kind. */
 function typedValues(kind: FieldKind, op: Operator): boolean {
-  return kind !== 'text' && !['contains', 'does not contain', 'starts with', 'ends with'].includes(op);
+  return (kind === 'number' || kind === 'date') && !['contains', 'does not contain', 'starts with', 'ends with'].includes(op);
 }
 
 /**
- * The fields a condition may name: the reserved fields, `created_at`, and the
- * account's custom fields (`field_type` by name), each with how it compares.
+ * The fields a condition may name: the reserved fields, `created_at`, `engagement`,
+ * `single_send`, and the account's custom fields (`field_type` by name), each with how it
+ * compares. A custom field named like one of the others is not offered (the others come first).
  */
 export function fieldCatalogue(customTypes: Map<string, { field_type: string }>): Map<string, FieldKind> {
   const kindOf = (type: string): FieldKind => (type === 'number' ? 'number' : type === 'datetime-local' ? 'date' : 'text');
   const out = new Map<string, FieldKind>();
   for (const f of RESERVED_FIELDS) out.set(f.name, kindOf(f.type));
   out.set('created_at', 'date');
+  out.set(ENGAGEMENT_FIELD, 'engagement');
+  out.set(SINGLE_SEND_FIELD, 'single_send');
   for (const [name, def] of customTypes) if (!out.has(name)) out.set(name, kindOf(def.field_type));
   return out;
 }
@@ -87,8 +108,12 @@ function dateBounds(value: string): { start: string; end: string; day: boolean }
   return { start, end: next, day: true };
 }
 
-/** The value check of one condition's entry, or null when it is fine. */
+/**
+ * The value check of one condition's entry, or null when it is fine. A `single_send` value (a
+ * send of the account) needs the database: the service checks it (see `Condition.at`).
+ */
 function valueFailure(kind: FieldKind, op: Operator, key: string, value: string): string | null {
+  if (kind === 'engagement') return daysFailure(key, value);
   if (!typedValues(kind, op)) return null;
   if (kind === 'number') return NUMBER_RE.test(value) ? null : messages.number(key);
   return dateBounds(value) ? null : messages.date(key);
@@ -139,8 +164,8 @@ export function parseConditions(
         if (failure) rules.add(key, failure);
       }
     }
+    if (field !== undefined) out.push({ field, operator: op, values: own, ...(aligned ? { at: cursor } : {}) });
     cursor += arity(op);
-    if (field !== undefined) out.push({ field, operator: op, values: own });
   }
   if (aligned && values.length > cursor) rules.add('value', messages.maxItems('value', cursor));
   return out;
@@ -256,9 +281,17 @@ function dateCondition(key: RawBuilder<unknown>, op: Operator, xs: string[]): Ra
   }
 }
 
-/** One condition over the contact aliased `c`; null-safe (never unknown), so `or` works. */
-function conditionSql(engine: Engine, cond: Condition, kind: FieldKind | undefined): RawBuilder<SqlBool> {
+/**
+ * One condition over the contact aliased `c`; null-safe (never unknown), so `or` works. `now` is
+ * where the engagement conditions' windows end.
+ */
+function conditionSql(engine: Engine, cond: Condition, kind: FieldKind | undefined, now: Date): RawBuilder<SqlBool> {
   const { field, operator: op, values } = cond;
+  if (kind === 'engagement' || kind === 'single_send') {
+    // A stored combination that does not fit (edited by hand) matches nothing.
+    if (!KIND_OPS[kind].includes(op) || values.length !== 1) return FALSE;
+    return kind === 'engagement' ? engagementSql(op, values[0], now) : singleSendSql(op, values[0]);
+  }
   // A field that no longer exists (deleted custom field) reads as empty.
   const v: RawBuilder<unknown> = !kind
     ? sql`cast(null as text)`
@@ -267,7 +300,7 @@ function conditionSql(engine: Engine, cond: Condition, kind: FieldKind | undefin
       : jsonText(engine, 'c.custom_field', field);
   if (op === 'is empty') return sql<SqlBool>`(${v} is null or ${v} = '')`;
   if (op === 'is not empty') return sql<SqlBool>`(${v} is not null and ${v} <> '')`;
-  const effective: FieldKind = kind ?? 'text';
+  const effective: 'text' | 'number' | 'date' = kind ?? 'text';
   // A stored combination that no longer fits (the field was re-created with another type) matches nothing.
   if (!KIND_OPS[effective].includes(op) || values.length !== arity(op)) return FALSE;
   if (!typedValues(effective, op)) return field === 'country' && kind ? countryCondition(op, values[0]) : textCondition(v, op, values[0]);
@@ -282,15 +315,17 @@ function conditionSql(engine: Engine, cond: Condition, kind: FieldKind | undefin
 
 /**
  * The WHERE expression of a segment's conditions over contacts aliased `c`: all of them (`and`,
- * the default) or any (`or`); no conditions match every contact of the type.
+ * the default) or any (`or`); no conditions match every contact of the type. Engagement
+ * conditions are evaluated as of `now`.
  */
 export function conditionsSql(
   engine: Engine,
   conds: Condition[],
   queryType: string | null,
   catalogue: Map<string, FieldKind>,
+  now: Date,
 ): RawBuilder<SqlBool> {
   if (conds.length === 0) return TRUE;
-  const parts = conds.map((c) => sql<SqlBool>`(${conditionSql(engine, c, catalogue.get(c.field))})`);
+  const parts = conds.map((c) => sql<SqlBool>`(${conditionSql(engine, c, catalogue.get(c.field), now)})`);
   return sql<SqlBool>`(${sql.join(parts, queryType === 'or' ? sql` or ` : sql` and `)})`;
 }

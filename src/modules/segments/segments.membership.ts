@@ -42,21 +42,21 @@ export interface SegmentDefinition {
 }
 
 /**
- * The live contacts of a definition's contact type that its conditions select (as `c`): what
- * membership is computed from, and what `POST /segment/count` counts before a segment is saved.
+ * The live contacts of a definition's contact type that its conditions select (as `c`) at `now`:
+ * what membership is computed from, and what `POST /segment/count` counts before a segment is saved.
  */
-export function definitionCandidates(db: Db, userId: number, def: SegmentDefinition, catalogue: Map<string, FieldKind>) {
+export function definitionCandidates(db: Db, userId: number, def: SegmentDefinition, catalogue: Map<string, FieldKind>, now: Date) {
   const conds = conditionsOf(def.select_field, def.select_operator, def.value);
   return db
     .selectFrom('contacts as c')
     .where('c.user_id', '=', userId)
     .where('c.contact_type_id', '=', def.contact_type_id)
     .where('c.deleted_at', 'is', null)
-    .where(conditionsSql(engineOf(db), conds, def.query_type, catalogue));
+    .where(conditionsSql(engineOf(db), conds, def.query_type, catalogue, now));
 }
 
-/** The live contacts of the segment's type that its conditions select (as `c`). */
-export function segmentCandidates(db: Db, segment: SegmentRow, catalogue: Map<string, FieldKind>) {
+/** The live contacts of the segment's type that its conditions select (as `c`) at `now`. */
+export function segmentCandidates(db: Db, segment: SegmentRow, catalogue: Map<string, FieldKind>, now: Date) {
   const def: SegmentDefinition = {
     contact_type_id: segment.contact_type_id,
     select_field: parse(segment.select_field),
@@ -64,7 +64,7 @@ export function segmentCandidates(db: Db, segment: SegmentRow, catalogue: Map<st
     value: parse(segment.value),
     query_type: segment.query_type,
   };
-  return definitionCandidates(db, segment.user_id, def, catalogue);
+  return definitionCandidates(db, segment.user_id, def, catalogue, now);
 }
 
 /**
@@ -82,7 +82,7 @@ export async function refreshSegmentMembers(
   opts: { contactIds?: number[]; fresh?: boolean } = {},
 ): Promise<void> {
   const ids = opts.contactIds;
-  const candidates = () => segmentCandidates(db, segment, catalogue);
+  const candidates = () => segmentCandidates(db, segment, catalogue, now);
 
   if (!opts.fresh) {
     await db

@@ -42,7 +42,6 @@ export function selectSegmentsWithCounts(db: Db, userId: number) {
     .where('s.deleted_at', 'is', null);
 }
 
-/** One live segment of the account. */
 /** The account's custom fields by name, with their types: what segment conditions may name. */
 export async function customFieldTypes(db: Db, userId: number): Promise<Map<string, { field_type: string }>> {
   const rows = await db.selectFrom('fields').select(['field_name', 'field_type']).where('user_id', '=', userId).execute();
@@ -61,6 +60,19 @@ export async function contactTypeExists(db: Db, userId: number, id: number): Pro
   return row !== undefined;
 }
 
+/** Of the given `utrs`, those of live single sends of the account. */
+export async function sendUtrsOf(db: Db, userId: number, utrs: string[]): Promise<Set<string>> {
+  const rows = await db
+    .selectFrom('single_sends')
+    .select('utr')
+    .where('user_id', '=', userId)
+    .where('utr', 'in', [...new Set(utrs)])
+    .where('deleted_at', 'is', null)
+    .execute();
+  return new Set(rows.map((r) => r.utr));
+}
+
+/** One live segment of the account. */
 export function findSegment(db: Db, userId: number, id: number) {
   return db
     .selectFrom('segments')

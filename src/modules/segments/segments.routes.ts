@@ -34,7 +34,7 @@ export const segmentRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/segment/list',
     { schema: { summary: 'List segments', querystring: ListSegmentsQuery, response: responses(SegmentList, 422) } },
-    (req, reply) => sendList(reply, 'segments', req.query, listSegments(deps, req.userId)),
+    async (req, reply) => sendList(reply, 'segments', req.query, await listSegments(deps, req.userId)),
   );
 
   app.post(

@@ -5,7 +5,9 @@ import { queryListSource } from '../../http/list-source.js';
 import { NotFound, RNF, Rnf, type FieldErrors } from '../../http/errors.js';
 import { messages, Rules, uniqueOr } from '../../http/messages.js';
 import { toId } from '../../http/schemas.js';
-import { parseConditions, arity } from './segments.conditions.js';
+import { parseConditions, arity, type Condition } from './segments.conditions.js';
+import { INVALID_SEND, SINGLE_SEND_FIELD, SINGLE_SEND_OPERATORS } from './segments.engagement.js';
+import { refreshEngagementSegmentsNow } from './segments.live.js';
 import { catalogueOf, definitionCandidates, refreshSegmentMembers } from './segments.membership.js';
 import { enrollJoiners } from '../automations/automations.enroll.js';
 import {
@@ -18,6 +20,7 @@ import {
   removeRecipient,
   selectRecipients,
   selectSegmentsWithCounts,
+  sendUtrsOf,
   softDeleteSegment,
   updateSegmentRow,
   type SegmentValues,
@@ -32,9 +35,13 @@ import {
   type SegmentRow,
 } from './segments.schema.js';
 
-/** The list source of the account's segments with `segment_emails_count`. */
-export function listSegments(deps: AppDeps, userId: number) {
+/**
+ * The list source of the account's segments with `segment_emails_count`; the segments with
+ * engagement conditions are recomputed first, so their counts are those of this moment.
+ */
+export async function listSegments(deps: AppDeps, userId: number) {
   const { db } = deps.database;
+  await refreshEngagementSegmentsNow(deps, userId);
   return queryListSource(
     () => selectSegmentsWithCounts(db, userId),
     's.id',
@@ -53,6 +60,7 @@ async function checkDefinition(db: Db, userId: number, input: ConditionsInput, r
     (await contactTypeExists(db, userId, id)) ? null : messages.invalid('contact_type_id'),
   );
   const conditions = parseConditions(input, await catalogueOf(db, userId), rules);
+  await checkSendValues(db, userId, conditions, rules);
   rules.done();
   return {
     contact_type_id: input.contact_type_id,
@@ -62,6 +70,26 @@ async function checkDefinition(db: Db, userId: number, input: ConditionsInput, r
     value: conditions.flatMap((c) => c.values.slice(0, arity(c.operator))),
     query_type: input.query_type ?? 'and',
   };
+}
+
+const isSendOperator = (op: string) => (SINGLE_SEND_OPERATORS as readonly string[]).includes(op);
+
+/**
+ * Each `single_send` condition's value must be the `utr` of a live single send of the account
+ * (another account's is invalid too): `The selected value is invalid.` on its `value` entry.
+ */
+async function checkSendValues(db: Db, userId: number, conditions: Condition[], rules: Rules): Promise<void> {
+  // Only where the operator suits the field: any other operator has failed already, as for every field.
+  const wanted = conditions.filter(
+    (c) => c.field === SINGLE_SEND_FIELD && isSendOperator(c.operator) && c.at !== undefined && c.values[0] !== undefined,
+  );
+  if (wanted.length === 0) return;
+  const known = await sendUtrsOf(
+    db,
+    userId,
+    wanted.map((c) => c.values[0].trim()),
+  );
+  for (const c of wanted) if (!known.has(c.values[0].trim()) && !rules.failed(`value.${c.at}`)) rules.add(`value.${c.at}`, INVALID_SEND);
 }
 
 /** A create/update body's definition and name, checked (see `checkDefinition`). */
@@ -82,7 +110,7 @@ export async function countSegmentMatches(
 ): Promise<number> {
   const { db } = deps.database;
   const definition = await checkDefinition(db, userId, input, new Rules(schemaFailures));
-  const row = await definitionCandidates(db, userId, definition, await catalogueOf(db, userId))
+  const row = await definitionCandidates(db, userId, definition, await catalogueOf(db, userId), deps.clock.now())
     .select((eb) => eb.fn.countAll().as('n'))
     .executeTakeFirstOrThrow();
   return Number(row.n);
@@ -137,11 +165,15 @@ export async function deleteSegment(deps: AppDeps, userId: number, rawId: unknow
   });
 }
 
-/** The list source of a segment's members (`Record not found` for an unknown segment). */
+/**
+ * The list source of a segment's members (`Record not found` for an unknown segment); a segment
+ * with engagement conditions is recomputed first, so the list is that of this moment.
+ */
 export async function listSegmentRecipients(deps: AppDeps, userId: number, rawSegmentId: unknown) {
   const { db } = deps.database;
   const id = toId(rawSegmentId);
   if (!id || !(await findSegment(db, userId, id))) throw new NotFound(Rnf);
+  await refreshEngagementSegmentsNow(deps, userId, [id]);
   return queryListSource(
     () => selectRecipients(db, userId, id),
     'r.id',

@@ -9,6 +9,9 @@ import type { ScheduledTask } from '../../jobs/scheduler.lane.js';
 import type { MailKind } from '../../queue/queue.types.js';
 import { wakeWorkers } from '../../queue/queue.queries.js';
 import { enqueueEvent } from '../notifications/notifications.events.js';
+import { refreshTargetedSegments } from '../segments/segments.live.js';
+import { refsOf } from '../../delivery/audience.js';
+import { sweepSunset } from '../../suppression/sunset.sweep.js';
 import { renderSingleSendBatch, singleSendGroups } from './message.js';
 import { resolveRecipients } from './recipients.js';
 import { claimDueSend, completeSend, nextSendDueAt, selectDueSends, selectFinishedSends, setTriggered } from './single-sends.queries.js';
@@ -34,6 +37,10 @@ export async function startDueSends(deps: AppDeps, now: Date): Promise<number> {
       const won = await db.transaction().execute(async (trx) => {
         const send = await claimDueSend(trx, id, now);
         if (!send) return null;
+        // The audience as of this moment: segments with engagement conditions, and the sunset policy.
+        const refs = [...refsOf(send.recipient_id), ...refsOf(send.exclude_specific_recipient_id)];
+        await refreshTargetedSegments(trx, deps, send.user_id, refs, now);
+        await sweepSunset(trx, send.user_id, now);
         const recipients = await resolveRecipients(trx, send, now);
         await setTriggered(trx, id, recipients);
         await wakeWorkers(trx);

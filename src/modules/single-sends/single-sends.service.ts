@@ -22,6 +22,8 @@ import {
   updateSendIfStatus,
 } from './single-sends.queries.js';
 import { countRecipients } from './recipients.js';
+import { refsOf } from '../../delivery/audience.js';
+import { refreshEngagementSegmentsNow } from '../segments/segments.live.js';
 import { checkSingleSend } from './single-sends.rules.js';
 import { toSingleSend, type SingleSendInput, type SingleSendRow } from './single-sends.schema.js';
 
@@ -146,7 +148,11 @@ export async function updateSingleSend(
 /** How many addresses a send of the account would go to if it started now (`Record not found` when not the account's). */
 export async function countSingleSendRecipients(deps: AppDeps, userId: number, rawUtr: unknown): Promise<number> {
   const { db } = deps.database;
-  return countRecipients(db, await requireSend(db, userId, rawUtr));
+  const send = await requireSend(db, userId, rawUtr);
+  // Segments with engagement conditions as of this moment.
+  const refs = [...refsOf(send.recipient_id), ...refsOf(send.exclude_specific_recipient_id)];
+  await refreshEngagementSegmentsNow(deps, userId, [...new Set(refs.filter((r) => r.table === 'segments').map((r) => Number(r.id)))]);
+  return countRecipients(db, send);
 }
 
 /** Copies a send as a draft (status 0) named `<name> (copy)`, with a fresh utr and no statistics. */

@@ -13,13 +13,15 @@ export const ListSuppressionsQuery = PagingQuery;
 export const SuppressionShape = Type.Object(
   {
     email: Type.String(),
-    reason: Enum(['hard_bounce', 'soft_bounces', 'complaint'] as const),
+    reason: Enum(['hard_bounce', 'soft_bounces', 'complaint', 'inactive'] as const),
     detail: Nullable(Type.String({ description: "The server's answer or the report's text that caused it." })),
     created_at: Timestamp,
   },
   {
     description:
-      'An address the account no longer mails: it bounced hard, bounced soft 3 times within 30 days, or its recipient complained.',
+      'An address the account no longer mails: it bounced hard, bounced soft 3 times within 30 days, its recipient complained, ' +
+      'or (`inactive`, while the sunset policy of `/account/settings` is on) no person opened or clicked its mail for too long; ' +
+      'an inactive address still gets the mail the service sends of itself (notifications, sender verification).',
   },
 );
 

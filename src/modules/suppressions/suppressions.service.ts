@@ -14,8 +14,13 @@ export function listSuppressions(deps: AppDeps, userId: number) {
   );
 }
 
-/** Lifts the suppression of an address of the account; a missing address or one not suppressed here is `Record not found`. */
+/**
+ * Lifts the suppression of an address of the account (any reason, `inactive` included: the address
+ * may be mailed again, and the sunset policy counts its messages again only from now on); a
+ * missing address or one not suppressed here is `Record not found`.
+ */
 export async function liftSuppression(deps: AppDeps, userId: number, email: string | undefined): Promise<void> {
   const key = email?.trim().toLowerCase();
-  if (!key || !(await liftAddress(deps.database.db, userId, key))) throw new NotFound(Rnf);
+  const lifted = key ? await deps.database.db.transaction().execute((trx) => liftAddress(trx, userId, key)) : false;
+  if (!lifted) throw new NotFound(Rnf);
 }

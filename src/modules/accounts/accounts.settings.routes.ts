@@ -1,0 +1,49 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { ok } from '../../http/envelope.js';
+import { OkText, responses } from '../../http/schemas.js';
+import { SettingsAnswer, SunsetPreviewAnswer, SunsetPreviewQuery, UpdateSettingsBody } from './accounts.settings.schema.js';
+import { getSettings, sunsetPreview, updateSettings } from './accounts.settings.js';
+
+/** `/account/settings`, `/account/settings/update`, `/account/sunset-preview`: the account's settings (the sunset policy). */
+export const accountSettingsRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { deps } = app;
+
+  app.get('/account/settings', { schema: { summary: 'Show the account settings', response: responses(SettingsAnswer) } }, async (req) =>
+    ok({ settings: await getSettings(deps, req.userId) }),
+  );
+
+  app.post(
+    '/account/settings/update',
+    {
+      schema: {
+        summary: 'Update the account settings',
+        description:
+          'Changes the settings given and keeps the others. Saving the sunset policy updates the suppression list at once: ' +
+          'switched on, the inactive addresses are listed in `GET /suppressions` (reason `inactive`) and no longer get sends or ' +
+          'automation emails; switched off, they leave it.',
+        body: UpdateSettingsBody,
+        response: responses(OkText, 422),
+      },
+    },
+    async (req) => {
+      await updateSettings(deps, req.userId, req.body);
+      return ok('Updated Successfully');
+    },
+  );
+
+  app.get(
+    '/account/sunset-preview',
+    {
+      schema: {
+        summary: 'Preview the sunset policy',
+        description:
+          'How many addresses the sunset policy would list as inactive now, and up to 20 of them, with the `sunset_days` and ' +
+          '`sunset_min_messages` of the query (each missing one is the saved value), whether or not the policy is on. ' +
+          'Addresses already suppressed for another reason are not counted.',
+        querystring: SunsetPreviewQuery,
+        response: responses(SunsetPreviewAnswer, 422),
+      },
+    },
+    async (req) => ok(await sunsetPreview(deps, req.userId, req.query)),
+  );
+};
