@@ -10,6 +10,7 @@ import { Rules } from '../../http/messages.js';
 import { utrOf } from '../../http/schemas.js';
 import { isoMicros, sqlDateTime } from '../../util/time.js';
 import { enqueueEvent } from '../notifications/notifications.events.js';
+import { refreshEngagementSegments } from '../segments/segments.live.js';
 import { findUnsubscribeGroup } from '../unsubscribes/groups.queries.js';
 import {
   automationKind,
@@ -220,6 +221,8 @@ export async function setAutomationLive(deps: AppDeps, userId: number, rawUtr: u
     }
     if ((await countSchedules(trx, row.id)) === 0) throw new AppError(422, NO_EMAIL);
     if (!(await targetExists(trx, userId, row))) throw new AppError(422, NO_TARGET);
+    // A segment with engagement conditions as of this moment: its members now are those at go-live.
+    if (row.automation_for_table === 'segments') await refreshEngagementSegments(trx, deps, userId, [Number(row.automation_for)], now);
     const live = await moveStatus(trx, row.id, AUTOMATION_STATUS.draft, AUTOMATION_STATUS.live, now, row.live_at ?? isoMicros(now));
     if (!live) throw new NotFound(Rnf);
     await automationLive(trx, deps, live, now);
