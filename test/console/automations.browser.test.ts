@@ -166,6 +166,8 @@ describe('the console: automations', { skip: skipWithoutChromium }, () => {
     await page.locator('.figures').waitFor();
     assert.equal(await figure('Triggered').textContent(), '1');
     for (const label of ['Delivered', 'Unique opens', 'Unique clicks', 'Bounces', 'Unsubscribes']) await figure(label).waitFor();
+    // People's opens apart from machines', and scanners' clicks apart.
+    for (const label of ['Opens by people', 'Machine opens', 'Scanner clicks']) assert.equal(await figure(label).textContent(), '0');
     assert.deepEqual(await h.axeViolations(page), []);
     await h.shot(page, 'automation');
 

@@ -220,6 +220,9 @@ describe('single sends in chromium', { skip: skipWithoutChromium }, () => {
     const redirect = await fetch(h.base + click, { redirect: 'manual' });
     assert.equal(redirect.status, 302);
     assert.equal(redirect.headers.get('location'), LINK);
+    // Apple's proxy fetches the image (a machine open); a gateway follows the link with no agent (a scanner click).
+    assert.equal((await fetch(h.base + pixel, { headers: { 'user-agent': 'Mozilla/5.0' } })).status, 200);
+    assert.equal((await fetch(h.base + click, { redirect: 'manual', headers: { 'user-agent': '' } })).status, 302);
 
     await page.reload();
     await page.getByRole('heading', { level: 1, name: XSS }).waitFor();
@@ -231,6 +234,11 @@ describe('single sends in chromium', { skip: skipWithoutChromium }, () => {
     assert.equal(await figure('Delivered').textContent(), '3');
     assert.equal(await figure('Unique opens').textContent(), '1');
     assert.equal(await figure('Unique clicks').textContent(), '1');
+    assert.equal(await figure('Total opens').textContent(), '2');
+    assert.equal(await figure('Opens by people').textContent(), '1');
+    assert.equal(await figure('Machine opens').textContent(), '1');
+    assert.equal(await figure('Total clicks').textContent(), '1');
+    assert.equal(await figure('Scanner clicks').textContent(), '1');
     assert.equal(await figure('Bounces').textContent(), '0');
     assert.equal(await figure('Spam reports').textContent(), '0');
     assert.equal(await figure('Unsubscribes').textContent(), '0');
@@ -251,6 +259,15 @@ describe('single sends in chromium', { skip: skipWithoutChromium }, () => {
     assert.equal(await page.getByText('Secret of account B').count(), 0);
     assert.deepEqual(await h.axeViolations(page), []);
     await h.shot(page, 'single-sends');
+
+    // The overview shows the same people's opens, machine opens and scanner clicks.
+    await page.getByRole('link', { name: 'Overview' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+    await page.locator('dl.figures').waitFor();
+    assert.equal(await figure('Opens by people').textContent(), '1');
+    assert.equal(await figure('Machine opens').textContent(), '1');
+    assert.equal(await figure('Scanner clicks').textContent(), '1');
+    assert.deepEqual(await h.axeViolations(page), []);
     assert.deepEqual(problems, []);
     await context.close();
   });

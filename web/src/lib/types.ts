@@ -39,6 +39,10 @@ export interface Overview {
   delivered: number;
   unique_opens: number;
   unique_clicks: number;
+  /** Messages a person opened (not only a machine); docs/engagement.md. */
+  unique_human_opens: number;
+  machine_opens: number;
+  bot_clicks: number;
   open_rate: number;
   click_rate: number;
   bounces: number;
@@ -102,5 +106,9 @@ export interface Stats {
   total_clicks: number;
   unsubscribes: number;
   spam_reports: number;
+  /** Recipients a person opened for (not only a machine); docs/engagement.md. */
+  unique_human_opens: number;
+  machine_opens: number;
+  bot_clicks: number;
   links: Array<{ url: string; unique_clicks: number; total_clicks: number }>;
 }
