@@ -5,9 +5,15 @@ import { CLICK_SLOT, compileDesign, OPEN_PIXEL, renderFor } from '../../src/deli
 import { locationOf } from '../../src/delivery/click-links.js';
 import { markTrackedLinks } from '../../src/delivery/links.js';
 import { trackingLinks } from '../../src/delivery/tracking.js';
+import { TRAP_SLOT } from '../../src/delivery/trap-link.js';
 import { hrefsOf } from '../modules/clicks.helpers.js';
 
-const values = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [CLICK_SLOT + i, `https://t.test/c/${i}`]));
+const TRAP = 'https://t.test/trap';
+/** The click slots' values, and the trap link's (rendered, hidden, after the design when it has tracked links). */
+const values = (n: number) => ({
+  ...Object.fromEntries(Array.from({ length: n }, (_, i) => [CLICK_SLOT + i, `https://t.test/c/${i}`])),
+  [TRAP_SLOT]: TRAP,
+});
 
 describe('click links: rewriting at compile time', () => {
   it('marks the first href of each http(s) <a>, keeps every other byte, and lists distinct URLs in order', () => {
@@ -39,7 +45,7 @@ describe('click links: rewriting at compile time', () => {
       ...values(1),
     });
     const hrefs = hrefsOf(out.html);
-    assert.deepEqual(hrefs, ['https://t.test/c/0', 'https://svc.test/u/T'], 'the footer unsubscribe link stays');
+    assert.deepEqual(hrefs, ['https://t.test/c/0', 'https://svc.test/u/T', TRAP], 'the footer unsubscribe link stays; the trap link last');
     assert.match(out.text, /https:\/\/shop\.test\/\?n=Ann/);
     assert.ok(out.html.includes('https://svc.test/p.gif'));
     const off = await compileDesign({ design, subject: 's', footer: true, openPixel: true });
@@ -96,6 +102,7 @@ describe('click links: rewriting at compile time', () => {
           });
           const got = hrefsOf(renderFor(c, values(c.links.length)).html);
           const expected = hrefs.map((h) => (h.startsWith('http') ? `https://t.test/c/${c.links.indexOf(h)}` : h));
+          if (c.links.length > 0) expected.push(TRAP);
           assert.deepEqual(got, expected);
         },
       ),
