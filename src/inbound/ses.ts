@@ -207,3 +207,25 @@ export async function confirmSubscription(
     return 'failed';
   }
 }
+
+/** The most text read as an SES notification sent by mail (one notification is a few KB). */
+const MAX_SES_TEXT = 256 * 1024;
+
+/**
+ * An SES notification sent by mail (an SNS email subscription): the text is its JSON, or SNS's
+ * envelope whose `Message` is; SNS's footer (after a `--` line) is left out. Null when the text is
+ * no such JSON.
+ */
+export function sesNotificationInText(text: string): unknown {
+  // A line longer than an MTA takes is broken with `!` and a folded line end: joined back.
+  const body = text.trimStart().replace(/!\r?\n /g, '');
+  if (!body.startsWith('{') || body.length > MAX_SES_TEXT) return null;
+  const footer = body.search(/\n--[^\S\n]*\n/);
+  try {
+    const o = objectOf(JSON.parse(footer < 0 ? body : body.slice(0, footer)));
+    const inner = o && typeof o.Message === 'string' && o.Type === 'Notification' ? objectOf(JSON.parse(o.Message)) : o;
+    return inner && (typeof inner.notificationType === 'string' || typeof inner.eventType === 'string') ? inner : null;
+  } catch {
+    return null;
+  }
+}

@@ -2,19 +2,32 @@
  * Every regular expression of the inbound code reads text anyone can send (a bounce to the SMTP
  * listener, a relay's payload), so each must run in linear time. Data-driven, so a pattern added
  * later is held to it too: every RegExp exported by a module of src/inbound (the bounce-text table
- * included) and every regular expression literal written in one, each against 100 KB adversarial
+ * included) or by the classification of hard and soft (src/delivery/bounce-classes.ts), and every
+ * regular expression literal written in one, each against 100 KB adversarial
  * texts built around its own words (long runs of blanks and line ends, `<a@b.cc>:`, repeated
  * `a@`, repeated partial matches).
  */
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { describe, test } from 'node:test';
 import ts from 'typescript';
-import { BOUNCE_TEXTS, QUOTED_MESSAGE_ID, QUOTED_RETURN_PATH } from '../../src/inbound/bounce-texts.js';
+import {
+  BOUNCE_SENDER,
+  BOUNCE_SUBJECT,
+  BOUNCE_TEXTS,
+  DELAY_SUBJECT,
+  QUOTED_MESSAGE_ID,
+  QUOTED_RETURN_PATH,
+  QUOTED_TO,
+  RECIPIENT_LINE,
+  RETURNED_MESSAGE,
+} from '../../src/inbound/bounce-texts.js';
 import { parseInboundMail } from '../../src/inbound/parse.js';
 
 const SRC = join(import.meta.dirname, '../../src/inbound');
+/** The classification of hard and soft reads the server's answer too. */
+const CLASSES = join(import.meta.dirname, '../../src/delivery/bounce-classes.ts');
 const SIZE = 100 * 1024;
 const LIMIT_MS = 100;
 
@@ -45,11 +58,17 @@ function exportedPatterns(exports: Record<string, unknown>): RegExp[] {
   return found;
 }
 
-/** Every pattern of src/inbound, once each, named by its file. */
+/** Every pattern of src/inbound and of the classification, once each, named by its file. */
 async function inboundPatterns(): Promise<Array<{ file: string; re: RegExp }>> {
   const out = new Map<string, { file: string; re: RegExp }>();
-  for (const file of readdirSync(SRC).filter((f) => f.endsWith('.ts'))) {
-    const path = join(SRC, file);
+  const paths = [
+    ...readdirSync(SRC)
+      .filter((f) => f.endsWith('.ts'))
+      .map((f) => join(SRC, f)),
+    CLASSES,
+  ];
+  for (const path of paths) {
+    const file = basename(path);
     const exported = exportedPatterns((await import(path)) as Record<string, unknown>);
     for (const re of [...exported, ...literalsIn(path)]) out.set(`${re.source}/${re.flags}`, { file, re });
   }
@@ -112,8 +131,20 @@ describe('inbound regular expressions run in linear time', async () => {
     const sources = new Set(patterns.map((p) => p.re.source));
     for (const entry of BOUNCE_TEXTS)
       for (const re of [entry.detect, entry.recipient, entry.reason]) if (re) assert.ok(sources.has(re.source));
-    for (const re of [QUOTED_MESSAGE_ID, QUOTED_RETURN_PATH]) assert.ok(sources.has(re.source));
+    for (const re of [
+      QUOTED_MESSAGE_ID,
+      QUOTED_RETURN_PATH,
+      QUOTED_TO,
+      RECIPIENT_LINE,
+      RETURNED_MESSAGE,
+      BOUNCE_SENDER,
+      BOUNCE_SUBJECT,
+      DELAY_SUBJECT,
+    ])
+      assert.ok(sources.has(re.source), re.source);
     assert.ok(patterns.filter((p) => p.file === 'parse.ts').length >= 5);
+    assert.ok(patterns.filter((p) => p.file === 'text-bounce.ts').length >= 2);
+    assert.ok(patterns.filter((p) => p.file === 'bounce-classes.ts').length >= 2);
   });
 
   for (const { file, re } of patterns) {
@@ -136,6 +167,22 @@ describe('a 100 KB bounce text built to be slow is read at once', () => {
     ['100,000 spaces and a word', `${' '.repeat(100_000)}x`],
     ['a@ 50,000 times', 'a@'.repeat(50_000)],
   ];
+  const moreTails: Array<[string, string]> = [
+    ...tails,
+    ['100,000 letters', 'a'.repeat(100_000)],
+    ['< 50,000 times', '<a'.repeat(50_000)],
+    ['a line of an address and 50,000 more lines', `  a@b.cc:\n${'    x\n'.repeat(50_000)}`],
+    ['50,000 lines that start with an address', 'a@b.cc: x\n'.repeat(50_000)],
+    ['Final-Recipient 20,000 times', 'Final-Recipient: rfc822; a@b.cc\nAction: failed\n\n'.repeat(20_000)],
+  ];
+  test('the reader of any other bounce text (no system of its own): each adversarial tail, in under 500 ms', async () => {
+    for (const [label, tail] of moreTails) {
+      const raw = `From: MAILER-DAEMON@mail.example.org\r\nSubject: failure notice\r\nX-Failed-Recipients: a@b.cc\r\n\r\nThe following address failed:\n\n  a@b.cc:${tail}\n`;
+      const ms = await cpuMs(() => parseInboundMail(raw));
+      assert.ok(ms < 500, `${ms.toFixed(0)} ms with ${label}`);
+    }
+  });
+
   for (const entry of BOUNCE_TEXTS) {
     // The first phrase its `detect` looks for, so the text is taken for this system's.
     const phrase = wordsOf(entry.detect)[0];
