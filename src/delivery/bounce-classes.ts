@@ -261,10 +261,13 @@ export const HARD_DOMAIN_TEXTS: readonly string[] = [
  */
 export const FILTER_TEXTS: readonly string[] = ['550 : user unknown', '550: : user unknown'];
 
-/** The first enhanced status code (`x.y.z`) in a text, or null. */
+/**
+ * The first enhanced status code (`x.y.z`, RFC 3463: class 2, 4 or 5, subject 0 to 7) in a text,
+ * or null. A version number (`Exim 4.96.2`) or an address (`192.0.2.1`) is none.
+ */
 export function enhancedStatus(text: string | null | undefined): string | null {
   if (!text) return null;
-  const m = /(?:^|[^\d.])([245])\.(\d{1,3})\.(\d{1,3})(?![\d.]*\d)/.exec(text);
+  const m = /(?:^|[^\d.])([245])\.([0-7])\.(\d{1,3})(?![\d.]*\d)/.exec(text);
   return m ? `${m[1]}.${Number(m[2])}.${Number(m[3])}` : null;
 }
 

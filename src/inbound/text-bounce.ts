@@ -97,7 +97,8 @@ function recipientLines(report: string): Named[] {
     const bracketed = /^\s*<([^<>\s]+@[^<>\s@]+)>/.exec(m[2] ?? '');
     const email = (bracketed?.[1] ?? m[1]).toLowerCase();
     if (lines.at(-1)?.email === email) continue;
-    const rest = bracketed ? m[2].slice(bracketed[0].length) : (m[2] ?? '');
+    // The separator after the address (`a@b: 550 …`, `<a@b>... User unknown`) is no part of the answer.
+    const rest = (bracketed ? m[2].slice(bracketed[0].length) : (m[2] ?? '')).replace(/^[\s:;,.>-]+/, '');
     lines.push({ email, line: m[0], rest, start: m.index, end: m.index + m[0].length });
   }
   const found: Named[] = [];
@@ -153,15 +154,27 @@ function namedRecipients(mail: BounceMail, report: string): Named[] {
   return named ? [{ email: named, answer: null }] : [];
 }
 
+/** The most lines of a report kept as the reason when no recipient has words of its own. */
+const FOCUS_LINES = 4;
+
+/** The lines of a report from its first reply code on (`550 …`, `5.1.1 …`): the server's answer without the mail system's preamble. */
+function focusOf(report: string): string | null {
+  const lines = report.split('\n');
+  const first = lines.findIndex((l) => /\b[245]\d\d\b|\b[245]\.[0-7]\.\d/.test(l));
+  return first < 0 ? null : wordsIn(lines.slice(first, first + FOCUS_LINES).join('\n'));
+}
+
 /** Reads a bounce text (see the steps above). */
 export function readBounceText(mail: BounceMail): TextReading {
   const report = reportOf(mail.text);
   if (!isBounce(mail, report)) return { kind: 'none', recipients: [] };
   const whole = wordsIn(report);
+  const focused = focusOf(report) ?? whole;
   const delay = DELAY_SUBJECT.test(mail.subject);
   const recipients = namedRecipients(mail, report).map(({ email, answer }): ReportedRecipient => {
-    const reason = answer ?? whole;
-    return { email, type: delay ? null : classifyBounce(null, reason, report), status: null, reason };
+    // The type from the recipient's own words, else from the whole report; the reason kept is the shorter.
+    const type = delay ? null : classifyBounce(null, answer ?? whole, report);
+    return { email, type, status: null, reason: answer ?? focused };
   });
   if (recipients.length === 0) return { kind: 'none', recipients };
   return { kind: delay ? 'delay' : 'bounce', recipients };
