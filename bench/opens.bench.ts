@@ -10,9 +10,13 @@
 import { fmt } from './lib/measure.js';
 import { MESSAGES, runTrackingBench } from './lib/tracking-load.js';
 
+const BROWSER = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Safari/605.1.15';
+
 runTrackingBench({
   name: 'open pixel',
   unit: 'hits/s',
+  // A mail client's agent: the machine-open rules run, and each open counts as a person's.
+  headers: { 'user-agent': BROWSER },
   // Pixel hits/s ≥ 40% of the bare route's.
   target: { sqlite: { over: 'bare', ratio: 0.4 }, postgres: { over: 'bare', ratio: 0.4 } },
   paths: async (_db, send, links) => send.messageIds.map((id) => `/t/open/${links.openToken(id)}.gif`),
@@ -20,11 +24,12 @@ runTrackingBench({
     // Every hit counted: the send's total against the hits autocannon saw answered (warm-up included).
     const stats = await db
       .selectFrom('single_sends')
-      .select(['total_opens', 'unique_opens'])
+      .select(['total_opens', 'unique_opens', 'machine_opens', 'unique_human_opens'])
       .where('id', '=', send.sendId)
       .executeTakeFirstOrThrow();
     console.log(
-      `counted: total_opens ${fmt(stats.total_opens)} for ${fmt(answered)} answered hits, unique_opens ${fmt(stats.unique_opens)} of ${fmt(MESSAGES)}`,
+      `counted: total_opens ${fmt(stats.total_opens)} for ${fmt(answered)} answered hits, unique_opens ${fmt(stats.unique_opens)} of ${fmt(MESSAGES)}, ` +
+        `unique_human_opens ${fmt(stats.unique_human_opens)}, machine_opens ${fmt(stats.machine_opens)}`,
     );
   },
 }).catch((err) => {

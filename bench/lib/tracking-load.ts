@@ -29,6 +29,8 @@ export interface TrackingBench {
   unit: string;
   /** Whether its answers are redirects. */
   redirects?: boolean;
+  /** Headers of the route's requests (a mail client's User-Agent, so the opens and clicks are people's). */
+  headers?: Record<string, string>;
   /** Per engine, the target: `bare` (route ÷ bare) or `write` (route ÷ one write), and its value. */
   target: Record<Engine, { over: 'bare' | 'write'; ratio: number }>;
   /** The request paths of the seeded send (each request picks one at random); may seed more. */
@@ -48,12 +50,19 @@ async function benchEngine(engine: Engine, b: TrackingBench): Promise<void> {
     const send = await seedSingleSend(bench.db, user_id, emails);
     const paths = await b.paths(bench.db, send, trackingLinks({ appSecret, publicUrl: server.url }));
     const pick = () => paths[Math.floor(Math.random() * paths.length)];
-    const load = (path: string | (() => string), redirects = false) =>
-      runLoad({ url: server.url, path, connections: CONNECTIONS, duration: DURATION, redirects });
+    const load = (path: string | (() => string), redirects = false, headers?: Record<string, string>) =>
+      runLoad({ url: server.url, path, headers, connections: CONNECTIONS, duration: DURATION, redirects });
 
     // Warm-up: JIT, connections, the first (unique) events of many messages.
     await runLoad({ url: server.url, path: '/bench/bare', connections: CONNECTIONS, duration: 2 });
-    const warm = await runLoad({ url: server.url, path: pick, connections: CONNECTIONS, duration: 2, redirects: b.redirects });
+    const warm = await runLoad({
+      url: server.url,
+      path: pick,
+      headers: b.headers,
+      connections: CONNECTIONS,
+      duration: 2,
+      redirects: b.redirects,
+    });
 
     const bare: number[] = [];
     const route: number[] = [];
@@ -63,7 +72,7 @@ async function benchEngine(engine: Engine, b: TrackingBench): Promise<void> {
     let answered = warm.requests;
     for (let round = 1; round <= RUNS; round++) {
       const x = await load('/bench/bare');
-      const r = await load(pick, b.redirects);
+      const r = await load(pick, b.redirects, b.headers);
       const w = await load('/bench/one-write');
       answered += r.requests;
       bare.push(x.rps);
