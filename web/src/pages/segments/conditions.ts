@@ -5,14 +5,18 @@
  */
 import type { FieldDef } from './types';
 
-export type FieldKind = 'text' | 'number' | 'date';
+/**
+ * How a field compares: as text, a number or a date; or what the contact's address received,
+ * opened and clicked (`engagement`: within a number of days; `single_send`: of one send).
+ */
+export type FieldKind = 'text' | 'number' | 'date' | 'engagement' | 'single_send';
 
 /** One field a condition can name, with how it compares and the group it is listed in. */
 export interface FieldChoice {
   name: string;
   label: string;
   kind: FieldKind;
-  group: 'Contact fields' | 'Custom fields' | 'Other';
+  group: 'Contact fields' | 'Custom fields' | 'Engagement' | 'Other';
 }
 
 /** One row of the builder; `key` only keeps the rows apart while they are edited. */
@@ -29,7 +33,24 @@ export const KIND_OPS: Record<FieldKind, string[]> = {
   text: TEXT_OPS,
   number: [...TEXT_OPS, 'greater than', 'less than', 'between'],
   date: [...TEXT_OPS, 'before', 'after', 'between'],
+  engagement: [
+    'opened in the last',
+    'clicked in the last',
+    'received in the last',
+    'not opened in the last',
+    'not clicked in the last',
+    'not received in the last',
+  ],
+  single_send: ['received', 'opened', 'clicked', 'not received', 'not opened', 'not clicked'],
 };
+
+/** The names the engagement conditions go by (no custom field of these names can be used). */
+export const ENGAGEMENT_FIELDS = ['engagement', 'single_send'];
+
+/** The days of a new engagement condition, and their range. */
+export const DEFAULT_DAYS = '30';
+export const MIN_DAYS = 1;
+export const MAX_DAYS = 3650;
 
 /** How many values an operator takes: two for `between`, none for the empty checks, else one. */
 export function arity(op: string): number {
@@ -38,7 +59,7 @@ export function arity(op: string): number {
 
 /** Whether the operator compares as a number or a date (else as text, whatever the field). */
 export function typedOperator(kind: FieldKind, op: string): boolean {
-  return kind !== 'text' && !['contains', 'does not contain', 'starts with', 'ends with'].includes(op);
+  return (kind === 'number' || kind === 'date') && !['contains', 'does not contain', 'starts with', 'ends with'].includes(op);
 }
 
 /** `field_type` → how the field compares. */
@@ -52,7 +73,10 @@ export function labelOf(name: string): string {
   return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
-/** The fields a condition may name: the reserved ones, the account's custom ones, and `created_at`. */
+/**
+ * The fields a condition may name: the reserved ones, the account's custom ones, the engagement
+ * of the contact's address (any message, or one single send), and `created_at`.
+ */
 export function fieldChoices(reserved: FieldDef[], custom: FieldDef[]): FieldChoice[] {
   const out: FieldChoice[] = reserved.map((f) => ({
     name: f.field_name,
@@ -60,13 +84,22 @@ export function fieldChoices(reserved: FieldDef[], custom: FieldDef[]): FieldCho
     kind: kindOf(f.field_type),
     group: 'Contact fields',
   }));
-  const taken = new Set(out.map((f) => f.name.toLowerCase()));
+  const taken = new Set([...out.map((f) => f.name.toLowerCase()), ...ENGAGEMENT_FIELDS]);
   for (const f of custom) {
     if (!taken.has(f.field_name.toLowerCase()))
       out.push({ name: f.field_name, label: f.field_name, kind: kindOf(f.field_type), group: 'Custom fields' });
   }
+  out.push({ name: 'engagement', label: 'Any message (days)', kind: 'engagement', group: 'Engagement' });
+  out.push({ name: 'single_send', label: 'A single send', kind: 'single_send', group: 'Engagement' });
   out.push({ name: 'created_at', label: 'Date added (created_at)', kind: 'date', group: 'Other' });
   return out;
+}
+
+/** The operator and values a row starts with when its field becomes one of `kind`. */
+export function startOf(kind: FieldKind, firstSend = ''): { operator: string; values: [string, string] } {
+  if (kind === 'engagement') return { operator: 'opened in the last', values: [DEFAULT_DAYS, ''] };
+  if (kind === 'single_send') return { operator: 'opened', values: [firstSend, ''] };
+  return { operator: 'is', values: ['', ''] };
 }
 
 let nextKey = 1;

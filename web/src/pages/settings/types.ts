@@ -10,9 +10,22 @@ export interface Unsubscriber {
 
 export interface Suppression {
   email: string;
-  reason: 'hard_bounce' | 'soft_bounces' | 'complaint';
+  reason: 'hard_bounce' | 'soft_bounces' | 'complaint' | 'inactive';
   detail: string | null;
   created_at: string;
+}
+
+/** The account's sunset policy, as `/account/settings` shows it. */
+export interface SunsetSettings {
+  sunset_enabled: number;
+  sunset_days: number;
+  sunset_min_messages: number;
+}
+
+/** What the sunset policy would suppress now (`/account/sunset-preview`). */
+export interface SunsetPreview {
+  count: number;
+  sample: string[];
 }
 
 export interface NotificationRecipient {
