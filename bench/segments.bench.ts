@@ -6,7 +6,15 @@
  * the segment's conditions) as one plain SQL `SELECT count(*)`; a hand-written count of the same
  * conditions with an unguarded cast is printed beside it. Target: create ≤ 3× the baseline. Medians of BENCH_RUNS runs; each run starts from the same
  * state (the segment and the imported contacts are removed after it). See bench/README.md.
- * Knobs (env): BENCH_CONTACTS (100000), BENCH_IMPORT (10000), BENCH_RUNS (3), BENCH_ENGINES.
+ *
+ * Then the engagement case: 1,000,000 delivered messages and 300,000 people's opens seeded by SQL
+ * over the same contacts, and a segment "opened in the last 90 days and country is India": the
+ * time of its count (the segment list's `segment_emails_count`) and of its full member list,
+ * through the segments service (each read recomputes the membership first, as every read of an
+ * engagement segment does), beside the same filter hand-written as one SQL count and one SQL list,
+ * same run. Target: each ≤ 3× its hand-written query.
+ * Knobs (env): BENCH_CONTACTS (100000), BENCH_IMPORT (10000), BENCH_RUNS (3), BENCH_ENGINES,
+ * BENCH_CASES (`create,engagement`).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,14 +28,18 @@ import { catalogueOf, segmentCandidates, syncSegmentMembership } from '../src/mo
 import type { FieldKind } from '../src/modules/segments/segments.conditions.js';
 import { findSegment } from '../src/modules/segments/segments.queries.js';
 import type { SegmentRow } from '../src/modules/segments/segments.schema.js';
-import { createSegment } from '../src/modules/segments/segments.service.js';
+import { countSegmentMatches, createSegment, listSegmentRecipients, listSegments } from '../src/modules/segments/segments.service.js';
+import { systemClock } from '../src/util/clock.js';
+import { isoMicros } from '../src/util/time.js';
 import { benchDatabase, pgReachable, seedAccount, seedContacts, type BenchDatabase, type Engine } from './lib/db.js';
+import { seedEngagement } from './lib/engagement-seed.js';
 import { fmt, median, timed } from './lib/measure.js';
 
 const N = Number(process.env.BENCH_CONTACTS ?? 100_000);
 const IMPORT = Number(process.env.BENCH_IMPORT ?? 10_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const ENGINES = (process.env.BENCH_ENGINES ?? 'sqlite,postgres').split(',') as Engine[];
+const CASES = (process.env.BENCH_CASES ?? 'create,engagement').split(',');
 const TARGET = 3; // create ≤ 3× the plain count (the issue's target)
 const IMPORT_DOMAIN = 'import.bench.example.com';
 
@@ -147,6 +159,7 @@ async function benchEngine(engine: Engine): Promise<void> {
       config: loadConfig({ DATA_DIR: dir, RATE_LIMIT_PER_MINUTE: '0' }, { appSecret: 'bench' }),
       database: b.database,
       transport: nullTransport,
+      clock: systemClock,
       log: { info() {}, warn() {}, error() {}, debug() {}, trace() {}, fatal() {}, child: () => deps.log } as unknown as AppDeps['log'],
     } as AppDeps;
     const upload = { contactTypeId: typeId, file: { name: 'import.csv', path: csv, isFile: true } };
@@ -154,6 +167,24 @@ async function benchEngine(engine: Engine): Promise<void> {
       `\n${engine}: ${fmt(N)} contacts seeded in ${fmt(seeded.ms)} ms; segment: ${SEGMENT.select_field.map((f, i) => `${f} ${SEGMENT.select_operator[i]} ${SEGMENT.value[i]}`).join(' and ')}`,
     );
 
+    if (CASES.includes('create')) await benchCreate(b, deps, userId, typeId, engine, upload);
+    if (CASES.includes('engagement')) await benchEngagement(b, deps, userId, typeId);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+    await b.drop();
+  }
+}
+
+/** The create case: a three-condition segment's full membership, and an import absorbed, beside the plain count. */
+async function benchCreate(
+  b: BenchDatabase,
+  deps: AppDeps,
+  userId: number,
+  typeId: number,
+  engine: Engine,
+  upload: Parameters<typeof importContactsCsv>[2],
+): Promise<void> {
+  {
     // One untimed import, segment and reset first, so every timed run starts from the same state;
     // the segment's stored row gives the baseline its filter.
     await importContactsCsv(deps, userId, upload);
@@ -224,10 +255,112 @@ async function benchEngine(engine: Engine): Promise<void> {
     console.log(
       `  median  type-wide recompute (no change) ${fmt(m('sync'), 1).padStart(6)} ms   ratio ${(m('sync') / m('baseline')).toFixed(2)}× baseline`,
     );
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-    await b.drop();
   }
+}
+
+/** The engagement case's segment: people's opens within 90 days, and the country India (a sixth of the contacts). */
+const ENGAGEMENT = {
+  segment_name: 'Engaged in India',
+  select_field: ['engagement', 'country'],
+  select_operator: ['opened in the last', 'is'],
+  value: ['90', 'IN'],
+  query_type: 'and' as const,
+};
+const INDIA = '101';
+const ENGAGEMENT_DAYS = 90;
+
+/** The engagement filter hand-written: the contact type's live contacts with a person's open within 90 days, in India. */
+function engagedWhere(userId: number, typeId: number) {
+  const cutoff = isoMicros(new Date(Date.now() - ENGAGEMENT_DAYS * 86_400_000));
+  return sql`c.user_id = ${userId} and c.contact_type_id = ${typeId} and c.deleted_at is null
+    and exists (
+      select 1 from mail_messages m
+      where m.user_id = c.user_id and m.email_key = c.email_key and m.kind in ('single_send', 'automation')
+        and (m.last_human_opened_at >= ${cutoff} or m.last_human_clicked_at >= ${cutoff}))
+    and c.country = ${INDIA}`;
+}
+
+/** The median time of three calls, and the first call's result. */
+async function median3<T>(fn: () => Promise<T>): Promise<{ ms: number; result: T }> {
+  const runs = [await timed(fn), await timed(fn), await timed(fn)];
+  return { ms: median(runs.map((r) => r.ms)), result: runs[0].result };
+}
+
+/**
+ * The engagement case (see the file comment): seeds the messages and opens, saves the segment,
+ * then per run times the service's count and list beside the hand-written count and list, and
+ * checks that all four agree.
+ */
+async function benchEngagement(b: BenchDatabase, deps: AppDeps, userId: number, typeId: number): Promise<void> {
+  const seeded = await timed(() => seedEngagement(b.db, userId, deps.clock.now()));
+  await sql`analyze`.execute(b.db);
+  console.log(
+    `  engagement: ${fmt(seeded.result.messages)} messages and ${fmt(seeded.result.opens)} opens seeded in ${fmt(seeded.ms)} ms; ` +
+      `segment: engagement opened in the last ${ENGAGEMENT_DAYS} days and country is India`,
+  );
+  const id = await createSegment(deps, userId, { ...ENGAGEMENT, contact_type_id: typeId }, {});
+  const handCount = () =>
+    sql<{ n: number }>`select count(*) as n from contacts c where ${engagedWhere(userId, typeId)}`
+      .execute(b.db)
+      .then((r) => Number(r.rows[0].n));
+  const handList = () =>
+    sql<Record<string, unknown>>`
+      select c.id, c.first_name, c.last_name, c.email, c.country, c.state, c.city, c.address_line1, c.created_at, c.updated_at
+      from contacts c where ${engagedWhere(userId, typeId)} order by c.id desc`
+      .execute(b.db)
+      .then((r) => r.rows.length);
+  // The segment list's count of the segment, as GET /segment/list computes it (the membership recomputed first).
+  const serviceCount = async () => {
+    const source = await listSegments(deps, userId);
+    const items = await source.map(await source.batch(null, 1000));
+    return items.find((x) => x.id === id)!.segment_emails_count;
+  };
+  // Every member, as GET /segment/email/list streams them (recomputed first, then keyset batches of 1,000).
+  const serviceList = async () => {
+    const source = await listSegmentRecipients(deps, userId, String(id));
+    let before: number | null = null;
+    let n = 0;
+    for (;;) {
+      const rows = await source.batch(before, 1000);
+      n += (await source.map(rows)).length;
+      if (rows.length < 1000) return n;
+      before = rows[rows.length - 1].id;
+    }
+  };
+  const definitionCount = () => countSegmentMatches(deps, userId, { contact_type_id: typeId, ...ENGAGEMENT }, {});
+  const runs: Array<Record<'handCount' | 'handList' | 'count' | 'list' | 'definition', number>> = [];
+  for (let run = 0; run < RUNS; run++) {
+    const hc = await median3(handCount);
+    const sc = await median3(serviceCount);
+    const hl = await median3(handList);
+    const sl = await median3(serviceList);
+    const dc = await median3(definitionCount);
+    if (new Set([hc.result, sc.result, hl.result, sl.result, dc.result]).size !== 1) {
+      throw new Error(
+        `they disagree: hand count ${hc.result}, list count ${sc.result}, hand list ${hl.result}, list ${sl.result}, count ${dc.result}`,
+      );
+    }
+    runs.push({ handCount: hc.ms, handList: hl.ms, count: sc.ms, list: sl.ms, definition: dc.ms });
+    console.log(
+      `  run ${run + 1}: ${fmt(hc.result)} members; hand count ${fmt(hc.ms, 1)} ms, segment count ${fmt(sc.ms, 1)} ms (${(sc.ms / hc.ms).toFixed(2)}×); ` +
+        `hand list ${fmt(hl.ms, 1)} ms, segment list ${fmt(sl.ms, 1)} ms (${(sl.ms / hl.ms).toFixed(2)}×); POST /segment/count ${fmt(dc.ms, 1)} ms`,
+    );
+  }
+  const m = (k: keyof (typeof runs)[number]) => median(runs.map((r) => r[k]));
+  const countRatio = median(runs.map((r) => r.count / r.handCount));
+  const listRatio = median(runs.map((r) => r.list / r.handList));
+  const verdict = (r: number) => `(target ≤ ${TARGET}× ${r <= TARGET ? 'met' : 'MISSED'})`;
+  console.log(`  median  hand-written count                ${fmt(m('handCount'), 1).padStart(9)} ms`);
+  console.log(
+    `  median  segment count (recompute + list) ${fmt(m('count'), 1).padStart(9)} ms   ratio ${countRatio.toFixed(2)}× ${verdict(countRatio)}`,
+  );
+  console.log(`  median  hand-written list                 ${fmt(m('handList'), 1).padStart(9)} ms`);
+  console.log(
+    `  median  segment members (recompute + all) ${fmt(m('list'), 1).padStart(8)} ms   ratio ${listRatio.toFixed(2)}× ${verdict(listRatio)}`,
+  );
+  console.log(
+    `  median  POST /segment/count (no recompute) ${fmt(m('definition'), 1).padStart(7)} ms   ${(m('definition') / m('handCount')).toFixed(2)}× hand count`,
+  );
 }
 
 async function memberCount(b: BenchDatabase, segmentId: number): Promise<number> {
