@@ -1,7 +1,8 @@
 /**
  * `npm run bench:bounces`: raw DSNs per second taken in through `POST /inbound/email/<token>` (each
  * a distinct Postfix DSN naming a distinct sent message by VERP address and Message-ID: parsed,
- * matched, de-duplicated, counted and its address suppressed, one transaction each), beside
+ * matched, de-duplicated, counted and its address suppressed; the DSNs that arrive together share
+ * one transaction, and each is answered after its commit), beside
  * parsing the same messages with the same parser (`parseInboundMail` + `reportEvents`) in this
  * process with no database and no HTTP, rounds interleaved. Every DSN must come back matched and
  * every message must end counted. The target is on the median of the per-round ratios.

@@ -16,9 +16,9 @@ export interface MailIntake {
 
 /**
  * Takes in one raw message: a bounce or complaint becomes one event per recipient it reports
- * (each matched, de-duplicated and applied by `takeInEvent`); anything else is `ignored` and
- * changes nothing. The answer describes the first recipient; `matched` is true when any event
- * named a message of this installation.
+ * (each matched, de-duplicated and applied by `takeInEvent`, all in one batch); anything else is
+ * `ignored` and changes nothing. The answer describes the first recipient; `matched` is true when
+ * any event named a message of this installation. It resolves once the events are committed.
  */
 export async function takeInMail(
   deps: AppDeps,
@@ -36,12 +36,9 @@ export async function takeInMail(
     );
     return { kind: 'ignored', type: null, recipient: first?.email ?? null, matched: false };
   }
-  let matched = false;
-  let recipient: string | null = null;
-  for (const [i, event] of events.entries()) {
-    const result = await takeInEvent(deps, event);
-    matched ||= result.matched;
-    if (i === 0) recipient = result.recipient ?? event.email;
-  }
+  // The recipients of one report go in the same batch (one transaction with the events of other reports arriving now).
+  const results = await Promise.all(events.map((event) => takeInEvent(deps, event)));
+  const matched = results.some((r) => r.matched);
+  const recipient = results[0].recipient ?? events[0].email;
   return { kind: report.kind, type: report.kind === 'bounce' ? (first?.type ?? null) : null, recipient, matched };
 }

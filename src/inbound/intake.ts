@@ -4,15 +4,15 @@
  * in through one function. Every source turns what it received into `InboundEvent`s and calls
  * `takeInEvent`; matching, de-duplication and the effects live here only.
  */
-import { Counter, type Registry } from 'prom-client';
+import { Counter, Histogram, type Registry } from 'prom-client';
 import type { AppDeps } from '../deps.js';
 import type { Db } from '../db/index.js';
-import { trackingLinks } from '../delivery/tracking.js';
 import { MAIL_KINDS } from '../mail-kinds.js';
 import { recordSoftBounce, suppressAddress, unsubscribeAddress, type AccountAddress } from '../suppression/suppression.writes.js';
-import { record } from '../ledger/ledger.js';
-import { bareMessageId, isEmail } from '../util/email.js';
+import { record, type LedgerEvent } from '../ledger/ledger.js';
+import { isEmail } from '../util/email.js';
 import { isoMicros } from '../util/time.js';
+import { findNamedMessages, type NamedMessage } from './intake.match.js';
 
 /** Where an event came from (its log line and metric label). */
 export type InboundSource = 'report' | 'inbound' | 'smtp' | 'sendgrid' | 'mailgun' | 'postmark' | 'ses';
@@ -55,6 +55,23 @@ export interface IntakeResult {
  */
 export type TakeInEvent = (deps: AppDeps, event: InboundEvent, opts?: { userId?: number }) => Promise<IntakeResult>;
 
+const batchSizes = new WeakMap<Registry, Histogram>();
+
+/** `inbound_batch_events` on the app's registry: how many events each intake transaction wrote. */
+function batchHistogram(registry: Registry): Histogram {
+  let h = batchSizes.get(registry);
+  if (!h) {
+    h = new Histogram({
+      name: 'inbound_batch_events',
+      help: 'Bounces and complaints written per intake transaction (events arriving together share one).',
+      buckets: [1, 2, 5, 10, 20, 50, 100],
+      registers: [registry],
+    });
+    batchSizes.set(registry, h);
+  }
+  return h;
+}
+
 const byRegistry = new WeakMap<Registry, Counter<'source' | 'kind' | 'matched' | 'counted'>>();
 
 /** `inbound_events_total{source,kind,matched,counted}` on the app's registry, created once per registry. */
@@ -72,72 +89,38 @@ function eventsCounter(registry: Registry): Counter<'source' | 'kind' | 'matched
   return c;
 }
 
-/** The message a report names, as matching needs it. */
-interface NamedMessage {
-  id: number;
-  user_id: number;
-  email: string;
+/** The most events written in one transaction. */
+export const MAX_INTAKE_BATCH = 100;
+
+/** One event waiting for its batch, and the caller waiting for its result. */
+interface Waiting {
+  event: InboundEvent;
+  opts: { userId?: number };
+  resolve: (result: IntakeResult) => void;
+  reject: (err: unknown) => void;
 }
 
-/**
- * The message an event names: the VERP token (an address `local+token@domain` or the token alone)
- * when it is genuine, else our `Message-ID` (stored without angle brackets; compared with or
- * without them, and case-insensitively through the row id it carries when a relay changed its
- * case). Undefined when it names none of this installation's messages.
- */
-async function findNamedMessage(deps: AppDeps, event: InboundEvent): Promise<NamedMessage | undefined> {
-  const { db } = deps.database;
-  const byId = (id: number) =>
-    db.selectFrom('mail_messages').select(['id', 'user_id', 'email', 'message_id']).where('id', '=', id).executeTakeFirst();
-  if (event.verp) {
-    const links = trackingLinks(deps.config);
-    const id = links.readVerpAddress(event.verp) ?? links.readVerpToken(event.verp.trim());
-    const row = id === null ? undefined : await byId(id);
-    if (row) return { id: Number(row.id), user_id: row.user_id, email: row.email };
-  }
-  if (event.messageId) {
-    const bare = bareMessageId(event.messageId);
-    if (!bare || bare.length > 998) return undefined;
-    const row = await db
-      .selectFrom('mail_messages')
-      .select(['id', 'user_id', 'email'])
-      .where('message_id', 'in', [bare, `<${bare}>`])
-      .orderBy('id')
-      .executeTakeFirst();
-    if (row) return { id: Number(row.id), user_id: row.user_id, email: row.email };
-    // Ours end in `.<row id>@<host>`: a copy whose case was changed on the way still names its row.
-    const m = /\.(\d{1,15})@[^@]+$/.exec(bare);
-    const candidate = m ? await byId(Number(m[1])) : undefined;
-    if (candidate?.message_id && bareMessageId(candidate.message_id)?.toLowerCase() === bare.toLowerCase())
-      return { id: Number(candidate.id), user_id: candidate.user_id, email: candidate.email };
-  }
-  return undefined;
+/** What the batch decided for one event before the transaction. */
+interface Planned extends Waiting {
+  message: NamedMessage | undefined;
+  /** A keyed report naming no message: applied to the address within the caller's account. */
+  address: AccountAddress | null;
 }
 
-/** Remembers the event's key; false when it was taken in before (then nothing else is done). */
-async function firstTime(trx: Db, eventKey: string | null | undefined, now: Date): Promise<boolean> {
-  if (!eventKey) return true;
-  const row = await trx
+/** The events taken in so far, one queue per database (so per app and its tests). */
+const queues = new WeakMap<object, { waiting: Waiting[]; running: boolean }>();
+
+/** Remembers the batch's event keys; returns those seen for the first time (a key twice in the batch: its first event only). */
+async function firstTimes(trx: Db, keys: readonly string[], now: Date): Promise<Set<string>> {
+  const unique = [...new Set(keys.map((k) => k.slice(0, 500)))];
+  if (unique.length === 0) return new Set();
+  const rows = await trx
     .insertInto('inbound_events')
-    .values({ event_key: eventKey.slice(0, 500), created_at: isoMicros(now) })
+    .values(unique.map((event_key) => ({ event_key, created_at: isoMicros(now) })))
     .onConflict((oc) => oc.column('event_key').doNothing())
     .returning('event_key')
-    .executeTakeFirst();
-  return row !== undefined;
-}
-
-/** The effects of an event on a matched message, in the caller's transaction. Returns whether it counted. */
-async function applyToMessage(trx: Db, event: InboundEvent, message: NamedMessage, now: Date): Promise<boolean> {
-  const detail = event.reason ?? null;
-  const ctx = { kinds: MAIL_KINDS, now };
-  if (event.kind === 'complaint') {
-    const [counted] = await record(trx, ctx, [{ type: 'complained', id: message.id, detail }]);
-    if (counted && isEmail(counted.email.trim()))
-      await unsubscribeAddress(trx, counted.user_id, counted.email, null, { now, contactId: counted.contact_id });
-    return counted !== null;
-  }
-  const [bounced] = await record(trx, ctx, [{ type: 'bounced', id: message.id, after: 'accept', bounce: event.type ?? 'soft', detail }]);
-  return bounced !== null;
+    .execute();
+  return new Set(rows.map((r) => r.event_key));
 }
 
 /** The effects of an event reported for an address of the account without naming a message. */
@@ -151,32 +134,73 @@ async function applyToAddress(trx: Db, event: InboundEvent, address: AccountAddr
 }
 
 /**
- * Takes in one event (see `TakeInEvent`): matched to its message, or, for a keyed report that names
- * no message at all (`opts.userId` given, no VERP, no Message-ID), applied to the reported address
- * within that account. An event that names a message not of this installation (or of another
- * account than `opts.userId`) changes nothing. Writes one log line and counts one metric sample.
+ * Applies a batch in one transaction: the new event keys remembered, every matched event handed
+ * to the ledger's `record` in one call (the bounces and complaints of several reports counted
+ * together), the complainers unsubscribed, the address-only reports applied. Returns, per
+ * planned event, whether it counted.
  */
-export const takeInEvent: TakeInEvent = async (deps, event, opts = {}) => {
-  const now = deps.clock.now();
-  const { db } = deps.database;
-  const found = await findNamedMessage(deps, event);
-  const message = found && (opts.userId === undefined || found.user_id === opts.userId) ? found : undefined;
-  const reported = event.email?.trim() || null;
-  const addressOnly = !message && opts.userId !== undefined && !event.verp && !event.messageId && reported !== null && isEmail(reported);
-  let counted = false;
-  if (message) {
-    counted = await db
-      .transaction()
-      .execute(async (trx) => (await firstTime(trx, event.eventKey, now)) && applyToMessage(trx, event, message, now));
-  } else if (addressOnly) {
-    const address = { user_id: opts.userId!, email: reported!, email_key: reported!.toLowerCase() };
-    counted = await db.transaction().execute(async (trx) => {
-      if (!(await firstTime(trx, event.eventKey, now))) return false;
-      await applyToAddress(trx, event, address, now);
+async function applyBatch(deps: AppDeps, planned: readonly Planned[], now: Date): Promise<boolean[]> {
+  const counted = planned.map(() => false);
+  const touching = planned.map((p, i) => ({ p, i })).filter(({ p }) => p.message || p.address);
+  if (touching.length === 0) return counted;
+  await deps.database.db.transaction().execute(async (trx) => {
+    const fresh = await firstTimes(
+      trx,
+      touching.flatMap(({ p }) => (p.event.eventKey ? [p.event.eventKey] : [])),
+      now,
+    );
+    const claimed = new Set<string>();
+    // An event without a key is always new; a key counts for the first event that carries it.
+    const isFirst = ({ eventKey }: InboundEvent) => {
+      if (!eventKey) return true;
+      const key = eventKey.slice(0, 500);
+      if (!fresh.has(key) || claimed.has(key)) return false;
+      claimed.add(key);
       return true;
-    });
-  }
-  const recipient = message?.email ?? reported;
+    };
+    const first = touching.filter(({ p }) => isFirst(p.event));
+    const toMessages = first.filter(({ p }) => p.message);
+    const ledger: LedgerEvent[] = toMessages.map(({ p }) =>
+      p.event.kind === 'complaint'
+        ? { type: 'complained', id: p.message!.id, detail: p.event.reason ?? null }
+        : { type: 'bounced', id: p.message!.id, after: 'accept', bounce: p.event.type ?? 'soft', detail: p.event.reason ?? null },
+    );
+    const results = ledger.length > 0 ? await record(trx, { kinds: MAIL_KINDS, now }, ledger) : [];
+    for (const [j, { p, i }] of toMessages.entries()) {
+      const message = results[j];
+      counted[i] = message !== null;
+      if (message && p.event.kind === 'complaint' && isEmail(message.email.trim()))
+        await unsubscribeAddress(trx, message.user_id, message.email, null, { now, contactId: message.contact_id });
+    }
+    for (const { p, i } of first.filter(({ p }) => !p.message && p.address)) {
+      await applyToAddress(trx, p.event, p.address!, now);
+      counted[i] = true;
+    }
+  });
+  batchHistogram(deps.metrics).observe(touching.length);
+  return counted;
+}
+
+/** Decides what each event of a batch is about: the message it names (within its account, when keyed), or its address. */
+async function plan(deps: AppDeps, batch: readonly Waiting[]): Promise<Planned[]> {
+  const found = await findNamedMessages(
+    deps,
+    batch.map((w) => w.event),
+  );
+  return batch.map((w, i) => {
+    const { event, opts } = w;
+    const message = found[i] && (opts.userId === undefined || found[i]!.user_id === opts.userId) ? found[i] : undefined;
+    const reported = event.email?.trim() || null;
+    const addressOnly = !message && opts.userId !== undefined && !event.verp && !event.messageId && reported !== null && isEmail(reported);
+    const address = addressOnly ? { user_id: opts.userId!, email: reported!, email_key: reported!.toLowerCase() } : null;
+    return { ...w, message, address };
+  });
+}
+
+/** The log line and the metric sample of an event taken in; its result. */
+function report(deps: AppDeps, p: Planned, counted: boolean): IntakeResult {
+  const { event, message, address } = p;
+  const recipient = message?.email ?? (event.email?.trim() || null);
   const matched = message !== undefined;
   eventsCounter(deps.metrics).inc({ source: event.source, kind: event.kind, matched: String(matched), counted: String(counted) });
   deps.log.info(
@@ -188,10 +212,65 @@ export const takeInEvent: TakeInEvent = async (deps, event, opts = {}) => {
       matched,
       counted,
       messageId: message?.id,
-      userId: message?.user_id ?? (addressOnly ? opts.userId : undefined),
+      userId: message?.user_id ?? address?.user_id,
       reason: event.reason ?? undefined,
     },
-    matched || addressOnly ? 'inbound event taken in' : 'inbound event names no message of this installation',
+    matched || address ? 'inbound event taken in' : 'inbound event names no message of this installation',
   );
   return { matched, counted, recipient };
-};
+}
+
+/**
+ * Takes in one batch: plans it, applies it in one transaction, then answers each caller (after
+ * the commit, so an acknowledged event is stored). When the batch fails and holds several events,
+ * each is taken in alone, so one event that cannot be taken in fails only its own caller.
+ */
+async function takeInBatch(deps: AppDeps, batch: Waiting[]): Promise<void> {
+  let planned: Planned[];
+  let counted: boolean[];
+  try {
+    planned = await plan(deps, batch);
+    counted = await applyBatch(deps, planned, deps.clock.now());
+  } catch (err) {
+    if (batch.length === 1) return batch[0].reject(err);
+    for (const one of batch) await takeInBatch(deps, [one]);
+    return;
+  }
+  for (const [i, p] of planned.entries()) {
+    try {
+      p.resolve(report(deps, p, counted[i]));
+    } catch (err) {
+      p.reject(err);
+    }
+  }
+}
+
+/** Writes the queue's batches one after another until it is empty. */
+async function drain(deps: AppDeps, queue: { waiting: Waiting[]; running: boolean }): Promise<void> {
+  queue.running = true;
+  try {
+    while (queue.waiting.length > 0) await takeInBatch(deps, queue.waiting.splice(0, MAX_INTAKE_BATCH));
+  } finally {
+    queue.running = false;
+  }
+}
+
+/**
+ * Takes in one event (see `TakeInEvent`): matched to its message, or, for a keyed report that names
+ * no message at all (`opts.userId` given, no VERP, no Message-ID), applied to the reported address
+ * within that account. An event that names a message not of this installation (or of another
+ * account than `opts.userId`) changes nothing. Writes one log line and counts one metric sample.
+ *
+ * Events are written in batches (group commit): the events that arrive while a batch is being
+ * written wait and go together in the next one, one transaction and one `record` call for all of
+ * them, so a burst of bounces costs a few transactions instead of one each. The promise resolves
+ * once its batch is committed.
+ */
+export const takeInEvent: TakeInEvent = (deps, event, opts = {}) =>
+  new Promise<IntakeResult>((resolve, reject) => {
+    let queue = queues.get(deps.database);
+    if (!queue) queues.set(deps.database, (queue = { waiting: [], running: false }));
+    queue.waiting.push({ event, opts, resolve, reject });
+    // The events of the same moment (the recipients of one report, concurrent requests) join the first one's batch.
+    if (!queue.running && queue.waiting.length === 1) setImmediate(() => void drain(deps, queue));
+  });

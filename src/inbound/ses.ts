@@ -217,9 +217,10 @@ const MAX_SES_TEXT = 256 * 1024;
  * no such JSON.
  */
 export function sesNotificationInText(text: string): unknown {
+  const start = text.trimStart();
+  if (!start.startsWith('{') || start.length > MAX_SES_TEXT) return null;
   // A line longer than an MTA takes is broken with `!` and a folded line end: joined back.
-  const body = text.trimStart().replace(/!\r?\n /g, '');
-  if (!body.startsWith('{') || body.length > MAX_SES_TEXT) return null;
+  const body = start.replace(/!\r?\n /g, '');
   const footer = body.search(/\n--[^\S\n]*\n/);
   try {
     const o = objectOf(JSON.parse(footer < 0 ? body : body.slice(0, footer)));
