@@ -15,13 +15,21 @@ export type SegmentRow = Selectable<SegmentTable>;
 const conditionFields = {
   contact_type_id: Id,
   select_field: Type.Optional(
-    Type.Array(Text(64), { maxItems: 50, description: 'Per condition: a reserved field, `created_at`, or a custom field of the account.' }),
+    Type.Array(Text(64), {
+      maxItems: 50,
+      description:
+        'Per condition: a reserved field, `created_at`, a custom field of the account, `engagement` (what any message of the ' +
+        "account to the contact's address received, and whether a person opened or clicked it, within a number of days) or " +
+        '`single_send` (the same for one single send).',
+    }),
   ),
   select_operator: Type.Optional(Type.Array(Text(32), { maxItems: 50, description: `Per condition, one of: ${OPERATORS.join(', ')}.` })),
   value: Type.Optional(
     Type.Array(Text(), {
       maxItems: 100,
-      description: "The conditions' values in order: none for `is empty` and `is not empty`, two for `between`, else one.",
+      description:
+        "The conditions' values in order: none for `is empty` and `is not empty`, two for `between`, else one (for `engagement` " +
+        'a number of days, 1–3650; for `single_send` the `utr` of a single send of the account).',
     }),
   ),
   query_type: Type.Optional(Enum(['and', 'or'] as const)),
