@@ -105,6 +105,17 @@ export function diagnostic(value: string | undefined): string | null {
   return text === '' ? null : text.slice(0, 1000);
 }
 
+/**
+ * A recipient group's address: `Final-Recipient`, unless it is a source route
+ * (`@relay:user@host`, the receiving system's own routing) and `Original-Recipient` gives the
+ * address as it was sent to.
+ */
+function recipientOf(g: Map<string, string>): string | null {
+  const final = typedAddress(g.get('final-recipient'));
+  const routed = /^\s*(?:rfc822\s*;)?\s*<?@/i.test(g.get('final-recipient') ?? '');
+  return (!final || routed ? typedAddress(g.get('original-recipient')) : null) ?? final;
+}
+
 /** A text's words, blanks collapsed (at most 1,000 characters); null when, addresses aside, it holds no word. */
 export function wordsIn(text: string): string | null {
   const t = text.replace(/\s+/g, ' ').trim();
@@ -138,7 +149,7 @@ export function statusRecipients(text: string, context = ''): StatusRecipients {
   const other: ReportedRecipient[] = [];
   for (const g of fieldGroups(text)) {
     if (failed.length + other.length >= MAX_RECIPIENTS) break;
-    const email = typedAddress(g.get('final-recipient')) ?? typedAddress(g.get('original-recipient'));
+    const email = recipientOf(g);
     if (!email) continue;
     const action = (g.get('action') ?? '')
       .toLowerCase()
