@@ -23,8 +23,8 @@ import * as m020 from './migrations/020_designs.js';
 import * as m021 from './migrations/021_signup_log.js';
 import * as m022 from './migrations/022_suppressions.js';
 import * as m023 from './migrations/023_people_engagement.js';
-import * as m025 from './migrations/025_engagement_sunset.js';
 import * as m024 from './migrations/024_machine_engagement.js';
+import * as m025 from './migrations/025_engagement_sunset.js';
 
 /** Every migration, in order. A new migration is one import and one line here. */
 const migrations: Record<string, Migration> = {
@@ -51,8 +51,8 @@ const migrations: Record<string, Migration> = {
   '021_signup_log': m021,
   '022_suppressions': m022,
   '023_people_engagement': m023,
-  '025_engagement_sunset': m025,
   '024_machine_engagement': m024,
+  '025_engagement_sunset': m025,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
