@@ -112,7 +112,12 @@ export function diagnostic(value: string | undefined): string | null {
  */
 function recipientOf(g: Map<string, string>): string | null {
   const final = typedAddress(g.get('final-recipient'));
-  const routed = /^\s*(?:rfc822\s*;)?\s*<?@/i.test(g.get('final-recipient') ?? '');
+  const value = g.get('final-recipient') ?? '';
+  const routed = value
+    .slice(value.indexOf(';') + 1)
+    .trim()
+    .replace(/^</, '')
+    .startsWith('@');
   return (!final || routed ? typedAddress(g.get('original-recipient')) : null) ?? final;
 }
 

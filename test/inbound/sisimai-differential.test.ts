@@ -36,11 +36,16 @@ const skip =
   installed || required ? false : 'Sisimai is not installed (apt-get install libsisimai-perl); REQUIRE_SISIMAI=1 makes this a failure';
 
 describe('bounces and complaints are read as Sisimai reads them', { skip }, () => {
-  let agreement: Agreement;
+  let compared: Agreement | undefined;
+  /** The comparison, or a failure that says why there is none. */
+  const agreement = (): Agreement => {
+    assert.ok(compared, 'no comparison: perl cannot load Sisimai');
+    return compared;
+  };
   before(async () => {
     if (!installed) return;
-    agreement = await compareCorpus();
-    console.log(describeAgreement(agreement).join('\n'));
+    compared = await compareCorpus();
+    console.log(describeAgreement(compared).join('\n'));
   });
 
   test('Sisimai is installed', () => {
@@ -48,15 +53,17 @@ describe('bounces and complaints are read as Sisimai reads them', { skip }, () =
   });
 
   test('the corpus holds at least 300 bounces and complaints that Sisimai reads', () => {
-    assert.ok(agreement.compared.length >= 300, `${agreement.compared.length} compared`);
+    assert.ok(agreement().compared.length >= 300, `${agreement().compared.length} compared`);
   });
 
   test(`the recipient agrees in at least ${RECIPIENT_TARGET * 100}% of them`, () => {
-    assert.ok(agreement.recipientRate >= RECIPIENT_TARGET, `recipient ${(agreement.recipientRate * 100).toFixed(1)}%`);
+    const { recipientRate } = agreement();
+    assert.ok(recipientRate >= RECIPIENT_TARGET, `recipient ${(recipientRate * 100).toFixed(1)}%`);
   });
 
   test(`the class (hard, soft, complaint) agrees in at least ${CLASS_TARGET * 100}% of them`, () => {
-    assert.ok(agreement.classRate >= CLASS_TARGET, `class ${(agreement.classRate * 100).toFixed(1)}%`);
+    const { classRate } = agreement();
+    assert.ok(classRate >= CLASS_TARGET, `class ${(classRate * 100).toFixed(1)}%`);
   });
 });
 
