@@ -1,7 +1,7 @@
 /**
  * Which message each event of a batch names: its VERP token when genuine, else our `Message-ID`.
- * The whole batch is looked up with two queries (rows by id, rows by Message-ID), not two per
- * event.
+ * The whole batch is looked up with at most two queries (rows by id, then rows by Message-ID for
+ * the events no VERP token named), not two per event.
  */
 import type { AppDeps } from '../deps.js';
 import { trackingLinks } from '../delivery/tracking.js';
@@ -53,10 +53,12 @@ export async function findNamedMessages(deps: AppDeps, events: readonly InboundE
   const links = trackingLinks(deps.config);
   const names = events.map((e) => namesOf(e, links));
   const ids = [...new Set(names.flatMap((n) => [n.verpId, n.embeddedId]).filter((id): id is number => id !== null && id > 0))];
-  const bares = [...new Set(names.flatMap((n) => (n.bare ? [n.bare, `<${n.bare}>`] : [])))];
   const select = db.selectFrom('mail_messages').select(['id', 'user_id', 'email', 'message_id']);
   const byId = new Map<number, MessageRow>();
   if (ids.length > 0) for (const row of await select.where('id', 'in', ids).execute()) byId.set(Number(row.id), row);
+  // Only the events their VERP token did not name are looked up by Message-ID.
+  const unnamed = names.filter((n) => n.verpId === null || !byId.has(n.verpId));
+  const bares = [...new Set(unnamed.flatMap((n) => (n.bare ? [n.bare, `<${n.bare}>`] : [])))];
   const byMessageId = new Map<string, MessageRow>();
   if (bares.length > 0) {
     // The lowest id first: the oldest row of a Message-ID stored twice wins, as one lookup would.

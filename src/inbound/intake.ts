@@ -49,8 +49,8 @@ export interface IntakeResult {
 
 /**
  * Takes in one event: matches it to the exact message (VERP token, else `Message-ID`; within
- * `opts.userId`'s account when given), counts it once, and applies its effects in one transaction
- * (see docs/bounces.md). An event that names no message changes nothing but a log line and a
+ * `opts.userId`'s account when given), counts it once, and applies its effects in its batch's
+ * transaction (see docs/bounces.md); resolves once that transaction is committed. An event that names no message changes nothing but a log line and a
  * metric.
  */
 export type TakeInEvent = (deps: AppDeps, event: InboundEvent, opts?: { userId?: number }) => Promise<IntakeResult>;
