@@ -1,4 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 
@@ -6,6 +7,11 @@ import { fileURLToPath } from 'node:url';
 export const BENCH_SERVER_ENTRY = fileURLToPath(new URL('../server.ts', import.meta.url));
 /** The compiled server `npm start` runs (`npm run build` first): the API and its queue worker. */
 export const PRODUCTION_ENTRY = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
+/** The node flags of `npm start` (its heap bound), read from package.json: the production entry runs with them. */
+const PRODUCTION_FLAGS: string[] = (() => {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { scripts: Record<string, string> };
+  return /node ((?:--\S+ )*)dist\/main\.js/.exec(pkg.scripts.start)?.[1].trim().split(' ').filter(Boolean) ?? [];
+})();
 
 export interface BenchServer {
   /** Pid of the node process that serves (not a wrapper): read its /proc status for memory. */
@@ -46,7 +52,8 @@ export function startServer(opts: StartOptions = {}): Promise<BenchServer> {
   const entry = opts.entry ?? BENCH_SERVER_ENTRY;
   // TypeScript entries run through tsx; compiled ones with plain node, as in production.
   const loader = entry.endsWith('.ts') ? ['--import', 'tsx'] : [];
-  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), ...loader, entry], {
+  const flags = entry === PRODUCTION_ENTRY ? PRODUCTION_FLAGS : [];
+  const child = spawn(process.execPath, [...flags, ...(opts.nodeArgs ?? []), ...loader, entry], {
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '0', ...opts.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

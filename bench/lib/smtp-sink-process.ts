@@ -44,7 +44,9 @@ smtp.on('error', () => {});
 
 const http = createServer((req, res) => {
   const send = (body: unknown) => {
-    res.writeHead(200, { 'content-type': 'application/json' });
+    // One connection per request: a kept-alive socket the server closes after 5 s idle can be
+    // reused by the client at that very moment ("other side closed") after a long bench step.
+    res.writeHead(200, { 'content-type': 'application/json', connection: 'close' });
     res.end(JSON.stringify(body));
   };
   if (req.method === 'GET' && req.url === '/total') return send({ messages, bytes });
