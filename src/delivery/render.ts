@@ -11,7 +11,7 @@ import { BLANK_TEMPLATE_ID, findShippedTemplate } from './designs.js';
 import { CLICK_SLOT, markTrackedLinks } from './links.js';
 import { compileMjml, DesignError, parseDesign, validateDesign, type MjmlNode } from './mjml.js';
 import { escapeHtml, TOKEN, type PlaceholderValues } from './placeholders.js';
-import { withTrapLinkSlot } from './trap-link.js';
+import { TRAP_AFTER, TRAP_BEFORE, TRAP_SLOT } from './trap-link.js';
 
 export { DesignError, validateDesign };
 
@@ -153,8 +153,11 @@ export function withPreheader(html: string, preheader: string): string {
 const PIXEL_BEFORE = '<img src="';
 const PIXEL_AFTER = '" width="1" height="1" alt="" border="0" style="display:block;width:1px;height:1px;border:0;margin:0;padding:0;">';
 
-/** Adds the open-tracking image slot (value key `OPEN_PIXEL`) just before `</body>`. */
-export function withOpenPixelSlot(seg: Segments): Segments {
+/**
+ * Adds a slot (value key `key`, between the markup `before` and `after`) just before `</body>`, at
+ * the end when there is none: the open-tracking image and the trap link go there.
+ */
+function withSlotBeforeBody(seg: Segments, before: string, key: string, after: string): Segments {
   const lits = [...seg.lits];
   const keys = [...seg.keys];
   let i = lits.length - 1;
@@ -167,10 +170,13 @@ export function withOpenPixelSlot(seg: Segments): Segments {
     i = lits.length - 1;
     at = lits[i].length;
   }
-  lits.splice(i, 1, lits[i].slice(0, at) + PIXEL_BEFORE, PIXEL_AFTER + lits[i].slice(at));
-  keys.splice(i, 0, OPEN_PIXEL);
+  lits.splice(i, 1, lits[i].slice(0, at) + before, after + lits[i].slice(at));
+  keys.splice(i, 0, key);
   return { lits, keys };
 }
+
+/** Adds the open-tracking image slot (value key `OPEN_PIXEL`) just before `</body>`. */
+export const withOpenPixelSlot = (seg: Segments): Segments => withSlotBeforeBody(seg, PIXEL_BEFORE, OPEN_PIXEL, PIXEL_AFTER);
 
 type TextConverter = (html: string) => string;
 let converter: Promise<TextConverter> | null = null;
@@ -250,7 +256,7 @@ export async function compileDesign(input: CompileInput): Promise<CompiledDesign
   let htmlSeg = tokenize(preheader ? withPreheader(html, preheader) : html);
   if (links.length > 0) htmlSeg = withClickSlots(htmlSeg, new RegExp(`%%${nonce}_c(\\d+)%%`, 'g'));
   // A mail with tracked links also carries the hidden trap link (its value: TRAP_SLOT).
-  if (links.length > 0) htmlSeg = withTrapLinkSlot(htmlSeg);
+  if (links.length > 0) htmlSeg = withSlotBeforeBody(htmlSeg, TRAP_BEFORE, TRAP_SLOT, TRAP_AFTER);
   if (input.openPixel) htmlSeg = withOpenPixelSlot(htmlSeg);
   const subject = tokenize(input.subject);
   const names = new Set([...subject.keys, ...htmlSeg.keys, ...text.keys]);

@@ -16,11 +16,10 @@ import type { Db } from '../db/index.js';
 import { engineOf } from '../db/dialect.js';
 import { isoMicros } from '../util/time.js';
 import { ascending, caseOf, caseText } from './batch.js';
-import type { ClickedEvent, LedgerContext } from './events.js';
+import type { ClickedEvent, Counted, Indexed, LedgerContext } from './events.js';
 import { TRAP_LINK } from './events.js';
 import { judgeClicks, TRAP_WINDOW_MS } from './scanners.js';
 import { eventColumns, hourOf, type CounterDeltas, type EventMessage, type HourDeltas } from './sources.js';
-import type { Counted, Indexed } from './transitions.js';
 
 /** What the lock reads of each message. */
 interface MessageState {

@@ -3,7 +3,7 @@
  * producer builds these and hands a list of them to `record` (`ledger.ts`).
  */
 import type { MailKinds } from '../queue/queue.types.js';
-import type { EventMessage } from './sources.js';
+import type { CounterDeltas, EventMessage, HourDeltas } from './sources.js';
 
 /** The SMTP server accepted the message: `message` is the row the queue's sent mark settled (its guard). */
 export interface DeliveredEvent {
@@ -73,4 +73,26 @@ export type LedgerEvent = DeliveredEvent | BouncedEvent | ComplainedEvent | Open
 export interface LedgerContext {
   kinds: MailKinds;
   now: Date;
+}
+
+/** An event with its place in the list given to `record`. */
+export interface Indexed<E> {
+  index: number;
+  event: E;
+}
+
+/** An event that counted: the message row its guarded update returned, and what it was the first of. */
+export interface Counted<E> extends Indexed<E> {
+  message: EventMessage;
+  /** The message's first open (an open, or a click of a message never opened). */
+  firstOpen?: boolean;
+  /** The message's first click (on any link). */
+  firstClick?: boolean;
+  /** The message's first open by a person (opens). */
+  firstHumanOpen?: boolean;
+  /** Deltas the transition worked out for this event itself (clicks), read by its `counters` and `hours`. */
+  counters?: CounterDeltas;
+  hours?: Array<{ hour: string; delta: HourDeltas }>;
+  /** No webhook event: a scanner's click. */
+  quiet?: boolean;
 }

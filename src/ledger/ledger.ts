@@ -16,8 +16,8 @@
 import type { Db } from '../db/index.js';
 import { emitEvents, type OutgoingEvent } from '../events/outbox.js';
 import { addToHours, addToSources, hourOf, sourceKeyOf, type EventMessage } from './sources.js';
-import type { LedgerContext, LedgerEvent } from './events.js';
-import { TRANSITIONS, type Counted, type Transition } from './transitions.js';
+import type { Counted, LedgerContext, LedgerEvent } from './events.js';
+import { TRANSITIONS, type Transition } from './transitions.js';
 
 // What the rest of the code may use of the ledger besides `record`: the columns a delivered
 // event's message carries, and the helpers that read which source a message names.

@@ -17,6 +17,8 @@ import type {
   ClickedEvent,
   ComplainedEvent,
   DeliveredEvent,
+  Counted,
+  Indexed,
   LedgerContext,
   LedgerEvent,
   OpenedEvent,
@@ -25,28 +27,6 @@ import type {
 import { ascending, caseOf, caseText, tally } from './batch.js';
 import { applyClicks } from './clicks.js';
 import { eventColumns, hourOf, type CounterDeltas, type EventMessage, type HourDeltas } from './sources.js';
-
-/** An event with its place in the list given to `record`. */
-export interface Indexed<E> {
-  index: number;
-  event: E;
-}
-
-/** An event that counted: the message row its guarded update returned, and what it was the first of. */
-export interface Counted<E> extends Indexed<E> {
-  message: EventMessage;
-  /** The message's first open (an open, or a click of a message never opened). */
-  firstOpen?: boolean;
-  /** The message's first click (on any link). */
-  firstClick?: boolean;
-  /** The message's first open by a person (opens). */
-  firstHumanOpen?: boolean;
-  /** Deltas the transition worked out for this event itself (clicks), read by its `counters` and `hours`. */
-  counters?: CounterDeltas;
-  hours?: Array<{ hour: string; delta: HourDeltas }>;
-  /** No webhook event: a scanner's click. */
-  quiet?: boolean;
-}
 
 /**
  * One kind of event: its guarded update over a batch (returns the events that counted, in any
