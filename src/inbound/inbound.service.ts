@@ -3,8 +3,8 @@
  * a report, each recipient's event through `takeInEvent`, and the answer of `POST /inbound/email` (docs/bounces.md).
  */
 import type { AppDeps } from '../deps.js';
-import { takeInEvent, type InboundSource } from './intake.js';
-import { parseInboundMail, reportEvents } from './parse.js';
+import { expectEvents, takeInEvent, type InboundSource } from './intake.js';
+import { parseInboundMail, reportEvents, type InboundReport } from './parse.js';
 
 /** The answer of `POST /inbound/email/<token>`: what the message was, about whom, and whether it named a message of ours. */
 export interface MailIntake {
@@ -26,7 +26,14 @@ export async function takeInMail(
   source: Extract<InboundSource, 'inbound' | 'smtp'>,
   envelopeTo: readonly string[] = [],
 ): Promise<MailIntake> {
-  const report = await parseInboundMail(raw, envelopeTo);
+  // While it is read, the next batch of events waits for its own (reports arriving together share a transaction).
+  const read = expectEvents(deps);
+  let report: InboundReport;
+  try {
+    report = await parseInboundMail(raw, envelopeTo);
+  } finally {
+    read();
+  }
   const first = report.recipients[0];
   const events = reportEvents(report, raw, source);
   if (events.length === 0) {

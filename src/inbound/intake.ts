@@ -13,6 +13,7 @@ import { record, type LedgerEvent } from '../ledger/ledger.js';
 import { isEmail } from '../util/email.js';
 import { isoMicros } from '../util/time.js';
 import { findNamedMessages, type NamedMessage } from './intake.match.js';
+import { batcher, type Batcher } from './intake.queue.js';
 
 /** Where an event came from (its log line and metric label). */
 export type InboundSource = 'report' | 'inbound' | 'smtp' | 'sendgrid' | 'mailgun' | 'postmark' | 'ses';
@@ -107,8 +108,39 @@ interface Planned extends Waiting {
   address: AccountAddress | null;
 }
 
-/** The events taken in so far, one queue per database (so per app and its tests). */
-const queues = new WeakMap<object, { waiting: Waiting[]; running: boolean }>();
+/** The longest an event waits for the reports being read before its batch starts anyway (SQLite). */
+const MAX_WAIT_MS = 10;
+
+/** The most intake batches written at the same time on PostgreSQL (each on its own connection). */
+const PARALLEL_BATCHES = 3;
+
+/** The intake queue of each database (so of each app and its tests). */
+const queues = new WeakMap<object, Batcher<Waiting>>();
+
+/** The intake queue of the app's database, made on first use. */
+function queueOf(deps: AppDeps): Batcher<Waiting> {
+  let queue = queues.get(deps.database);
+  if (!queue) {
+    const sqlite = deps.database.engine === 'sqlite';
+    queue = batcher<Waiting>((batch) => takeInBatch(deps, batch), {
+      max: MAX_INTAKE_BATCH,
+      parallel: sqlite ? 1 : PARALLEL_BATCHES,
+      gate: sqlite,
+      maxWaitMs: MAX_WAIT_MS,
+    });
+    queues.set(deps.database, queue);
+  }
+  return queue;
+}
+
+/**
+ * Says a report is being read (raw mail being parsed): on SQLite the next batch waits for its
+ * events (at most MAX_WAIT_MS), so the reports that arrive together share a transaction. Call the
+ * function returned once its events are handed to `takeInEvent`, or when it has none.
+ */
+export function expectEvents(deps: AppDeps): () => void {
+  return queueOf(deps).expect();
+}
 
 /** Remembers the batch's event keys; returns those seen for the first time (a key twice in the batch: its first event only). */
 async function firstTimes(trx: Db, keys: readonly string[], now: Date): Promise<Set<string>> {
@@ -245,32 +277,16 @@ async function takeInBatch(deps: AppDeps, batch: Waiting[]): Promise<void> {
   }
 }
 
-/** Writes the queue's batches one after another until it is empty. */
-async function drain(deps: AppDeps, queue: { waiting: Waiting[]; running: boolean }): Promise<void> {
-  queue.running = true;
-  try {
-    while (queue.waiting.length > 0) await takeInBatch(deps, queue.waiting.splice(0, MAX_INTAKE_BATCH));
-  } finally {
-    queue.running = false;
-  }
-}
-
 /**
  * Takes in one event (see `TakeInEvent`): matched to its message, or, for a keyed report that names
  * no message at all (`opts.userId` given, no VERP, no Message-ID), applied to the reported address
  * within that account. An event that names a message not of this installation (or of another
  * account than `opts.userId`) changes nothing. Writes one log line and counts one metric sample.
  *
- * Events are written in batches (group commit): the events that arrive while a batch is being
- * written wait and go together in the next one, one transaction and one `record` call for all of
- * them, so a burst of bounces costs a few transactions instead of one each. The promise resolves
- * once its batch is committed.
+ * Events are written in batches (group commit, `intake.queue.ts`): the events that arrive together
+ * (while reports are being read, or while a batch is being written) go in one transaction and one
+ * `record` call, so a burst of bounces costs a few transactions instead of one each. The promise
+ * resolves once its batch is committed.
  */
 export const takeInEvent: TakeInEvent = (deps, event, opts = {}) =>
-  new Promise<IntakeResult>((resolve, reject) => {
-    let queue = queues.get(deps.database);
-    if (!queue) queues.set(deps.database, (queue = { waiting: [], running: false }));
-    queue.waiting.push({ event, opts, resolve, reject });
-    // The events of the same moment (the recipients of one report, concurrent requests) join the first one's batch.
-    if (!queue.running && queue.waiting.length === 1) setImmediate(() => void drain(deps, queue));
-  });
+  new Promise<IntakeResult>((resolve, reject) => queueOf(deps).add({ event, opts, resolve, reject }));
