@@ -10,7 +10,8 @@ import { parseQuery, registerBodyParsing } from './http/body.js';
 import { answerClientError, answerFrameworkError, registerErrorHandling } from './http/error-handler.js';
 import { registerAuth } from './http/auth.js';
 import { registerIdempotency } from './http/idempotency.js';
-import { accountByPublicKey } from './modules/accounts/accounts.queries.js';
+import { keyLookup } from './modules/keys/keys.queries.js';
+import { keyRoutes } from './modules/keys/keys.routes.js';
 import { registerOpenApi } from './http/openapi.js';
 import { finiteNumbers } from './http/schemas.js';
 import { AppError } from './http/errors.js';
@@ -88,7 +89,7 @@ export async function buildApp(deps: AppInput): Promise<App> {
   registerRequestLog(app);
   await app.register(compress, { threshold: 1024, global: true });
   await registerBodyParsing(app, { maxFileBytes: deps.config.maxCsvBytes });
-  registerAuth(app, deps.database, accountByPublicKey(deps.database));
+  registerAuth(app, { database: deps.database, clock: full.clock }, keyLookup(deps.database));
   if (deps.config.rateLimitPerMinute > 0) {
     await app.register(rateLimit, {
       hook: 'preValidation',
@@ -135,9 +136,17 @@ export async function buildApp(deps: AppInput): Promise<App> {
   await app.register(webhookRoutes);
   await app.register(overviewRoutes);
   await app.register(inboundRoutes);
-  await app.register(reportRoutes);
+  // Bounce reports change the suppression list: scope `lists.write`, given here around the
+  // inbound module's routes (its routes file is the inbound intake's own).
+  await app.register(async (scoped) => {
+    scoped.addHook('onRoute', (route) => {
+      route.config = { ...route.config, scope: 'lists.write' };
+    });
+    await scoped.register(reportRoutes);
+  });
   await app.register(formRoutes);
   await app.register(subscribeRoutes);
   await app.register(designRoutes);
+  await app.register(keyRoutes);
   return app;
 }

@@ -11,6 +11,38 @@ export interface AccountTable {
   updated_at: string;
 }
 
+/** An account's API key; the secret only as its hash. */
+export interface ApiKeyTable {
+  id: Generated<number>;
+  user_id: number;
+  name: string;
+  public_key: string;
+  secret_hash: string;
+  /** `full`, or a JSON array of scopes. */
+  scopes: string;
+  created_by_type: string | null;
+  created_by_id: number | null;
+  created_by_name: string | null;
+  last_used_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** One entry of an account's audit log. */
+export interface AuditLogTable {
+  id: Generated<number>;
+  user_id: number;
+  actor_type: string;
+  actor_id: number;
+  actor_name: string;
+  action: string;
+  target: string | null;
+  status: number;
+  ip: string | null;
+  user_agent: string | null;
+  created_at: string;
+}
+
 export interface FieldTable {
   id: Generated<number>;
   user_id: number | null;
@@ -625,6 +657,8 @@ export interface DesignTable {
 
 export interface DB {
   accounts: AccountTable;
+  api_keys: ApiKeyTable;
+  audit_log: AuditLogTable;
   account_settings: AccountSettingsTable;
   fields: FieldTable;
   contact_types: ContactTypeTable;

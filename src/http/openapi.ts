@@ -4,6 +4,7 @@ import type { FastifyInstance, RouteOptions } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { FailedFields, FailedText } from './schemas.js';
+import type { RouteScope } from './scopes.js';
 import { IDEMPOTENCY_KEY, IDEMPOTENT_REPLAYED, KEY_IN_PROGRESS, KEY_INVALID, KEY_REUSED } from './idempotency.js';
 
 declare module 'fastify' {
@@ -66,6 +67,13 @@ const TAGS: Array<{ name: string; description: string; prefixes: string[] }> = [
     prefixes: ['/webhooks/'],
   },
   { name: 'Account', description: "The account's campaign figures at a glance.", prefixes: ['/account/'] },
+  { name: 'API keys', description: "The account's keys: named, scoped, revocable at once.", prefixes: ['/keys'] },
+  {
+    name: 'People and sessions',
+    description: 'The people of the account and their roles; sign-in, sessions, passwords and two-factor authentication.',
+    prefixes: ['/users', '/session', '/me/'],
+  },
+  { name: 'Audit log', description: 'Who changed what, and every sign-in.', prefixes: ['/audit-log'] },
   { name: 'Geo', description: 'Countries, states and cities (the ids contacts and senders use).', prefixes: ['/get/country-state-city'] },
   {
     name: 'Relay webhooks',
@@ -95,8 +103,9 @@ export function tagOf(url: string): string | undefined {
 const FORM_TYPES = ['application/x-www-form-urlencoded', 'multipart/form-data', 'application/json'];
 
 const KEYS_NOTE =
-  "Every request carries the account's two keys as headers, `PublicKey` and `SecretKey` (both are " +
-  'required; create an account with `npm run accounts:create`). Routes marked without security ' +
+  "Every request carries one of the account's keys as two headers, `PublicKey` and `SecretKey` (both are " +
+  'required; create an account with `npm run accounts:create`, more keys with `POST /keys/create`). Each route needs ' +
+  'one scope (`x-scope`, and named in its description): a key or person without it gets 403. Routes marked without security ' +
   '(health, metrics, this reference, template images, the sender verification page, the open pixel, the unsubscribe page, the design preview, the bounce intake, the relay webhooks and the sign-up form routes) take none.';
 
 function packageVersion(): string {
@@ -201,6 +210,24 @@ function withNullSecrets(schema: Record<string, unknown>, fields: readonly strin
 }
 
 /**
+ * Adds a keyed route's scope to its document: `x-scope`, a sentence in its description, and the 403
+ * of a caller without it. A route that needs none says so.
+ */
+function documentScope(s: Record<string, unknown>, scope: RouteScope | undefined): void {
+  if (scope === undefined) return;
+  s['x-scope'] = scope;
+  const sentence =
+    scope === 'none' ? 'Scope: none (any key or person of the account).' : `Scope: \`${scope}\` (\`write\` includes \`read\`).`;
+  s.description = s.description ? `${String(s.description)} ${sentence}` : sentence;
+  if (scope === 'none') return;
+  const forbidden = {
+    ...FailedText,
+    description: `The key or person lacks the scope \`${scope}\`: \`This key is not allowed to ${scope}.\` (for a person: \`You are not allowed to ${scope}.\`).`,
+  };
+  s.response = { ...(s.response as object), 403: forbidden };
+}
+
+/**
  * How each route appears in the document: public routes need no keys, bodies are documented with
  * the form media types, and every operation gets its resource's tag.
  */
@@ -212,8 +239,10 @@ function documentRoute({ schema, url, route }: { schema: RouteOptions['schema'];
     s.consumes ??= ['multipart/form-data'];
   } else if (s.body && !s.consumes) s.consumes = FORM_TYPES;
   if (route.config?.public) s.security = [];
-  else if ((Array.isArray(route.method) ? route.method : [route.method]).includes('POST'))
-    documentIdempotency(s, route.config?.secretFields);
+  else {
+    documentScope(s, route.config?.scope);
+    if ((Array.isArray(route.method) ? route.method : [route.method]).includes('POST')) documentIdempotency(s, route.config?.secretFields);
+  }
   if (!s.tags) {
     const tag = tagOf(url);
     if (tag) s.tags = [tag];

@@ -2,7 +2,8 @@ import type { Db } from '../../db/index.js';
 import { hashSecret } from '../../util/secrets.js';
 import { systemClock } from '../../util/clock.js';
 import { newKeyPair } from './accounts.keys.js';
-import { hasAnyAccount, insertAccount, updateAccountKeys } from './accounts.queries.js';
+import { hasAnyAccount, insertAccount, updateAccountPublicKey } from './accounts.queries.js';
+import { deleteAccountKeys, insertKey } from '../keys/keys.queries.js';
 
 export interface IssuedKeys {
   user_id: number;
@@ -10,24 +11,53 @@ export interface IssuedKeys {
   secret_key: string;
 }
 
+/** The name of the key an account is made with (and a rotation makes anew). */
+export const DEFAULT_KEY_NAME = 'Default';
+
+/** Runs `fn` in a transaction of its own, or in the caller's when `db` already is one. */
+function inTransaction<T>(db: Db, fn: (trx: Db) => Promise<T>): Promise<T> {
+  return db.isTransaction ? fn(db) : db.transaction().execute(fn);
+}
+
+/** Makes the account's `Default` key, with `full` scopes; the secret is stored only as a hash. */
+async function issueDefaultKey(trx: Db, userId: number, publicKey: string, secretKey: string, now: Date): Promise<void> {
+  await insertKey(
+    trx,
+    userId,
+    { name: DEFAULT_KEY_NAME, publicKey, secretHash: hashSecret(secretKey), scopes: 'full', createdBy: null },
+    now,
+  );
+}
+
 /**
- * Creates an account and returns its keys; the secret is stored only as a hash. Accounts are made
- * outside any request (the CLI, the first start, test set-up), where no app clock exists yet: the
- * time defaults to the system clock, and a caller with a clock passes its time.
+ * Creates an account with its `Default` key (`full` scopes) and returns the key pair; the secret
+ * is stored only as a hash. Accounts are made outside any request (the CLI, the first start, test
+ * set-up), where no app clock exists yet: the time defaults to the system clock, and a caller with
+ * a clock passes its time.
  */
 export async function createAccount(db: Db, name: string, now: Date = systemClock.now()): Promise<IssuedKeys> {
   const { publicKey, secretKey } = newKeyPair();
-  const id = await insertAccount(db, name, publicKey, hashSecret(secretKey), now);
+  const id = await inTransaction(db, async (trx) => {
+    const userId = await insertAccount(trx, name, publicKey, now);
+    await issueDefaultKey(trx, userId, publicKey, secretKey, now);
+    return userId;
+  });
   return { user_id: id, public_key: publicKey, secret_key: secretKey };
 }
 
 /**
- * Issues new keys for an account; the old ones stop working at once. Null when no such account.
- * Run from the CLI, outside the app: the time defaults to the system clock, as for `createAccount`.
+ * The emergency measure of the command line: revokes every key of the account at once and issues a
+ * new `Default` key with `full` scopes. Null when no such account. Run outside the app: the time
+ * defaults to the system clock, as for `createAccount`.
  */
 export async function rotateAccountKeys(db: Db, userId: number, now: Date = systemClock.now()): Promise<IssuedKeys | null> {
   const { publicKey, secretKey } = newKeyPair();
-  const done = await updateAccountKeys(db, userId, publicKey, hashSecret(secretKey), now);
+  const done = await inTransaction(db, async (trx) => {
+    if (!(await updateAccountPublicKey(trx, userId, publicKey, now))) return false;
+    await deleteAccountKeys(trx, userId);
+    await issueDefaultKey(trx, userId, publicKey, secretKey, now);
+    return true;
+  });
   return done ? { user_id: userId, public_key: publicKey, secret_key: secretKey } : null;
 }
 

@@ -8,13 +8,16 @@ import { getSettings, sunsetPreview, updateSettings } from './accounts.settings.
 export const accountSettingsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { deps } = app;
 
-  app.get('/account/settings', { schema: { summary: 'Show the account settings', response: responses(SettingsAnswer) } }, async (req) =>
-    ok({ settings: await getSettings(deps, req.userId) }),
+  app.get(
+    '/account/settings',
+    { config: { scope: 'settings.read' }, schema: { summary: 'Show the account settings', response: responses(SettingsAnswer) } },
+    async (req) => ok({ settings: await getSettings(deps, req.userId) }),
   );
 
   app.post(
     '/account/settings/update',
     {
+      config: { scope: 'settings.write' },
       schema: {
         summary: 'Update the account settings',
         description:
@@ -34,6 +37,7 @@ export const accountSettingsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/account/sunset-preview',
     {
+      config: { scope: 'settings.read' },
       schema: {
         summary: 'Preview the sunset policy',
         description:

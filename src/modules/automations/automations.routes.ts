@@ -39,6 +39,7 @@ export const automationRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/automations',
     {
+      config: { scope: 'automations.read' },
       schema: {
         summary: 'List automations',
         querystring: ListAutomationsQuery,
@@ -59,7 +60,7 @@ export const automationRoutes: FastifyPluginAsyncTypebox = async (app) => {
         body: CreateAutomationBody,
         response: responses(UtrAnswer('Saved as a draft (status 0).'), 422),
       },
-      config: { deferValidation: true },
+      config: { scope: 'automations.write', deferValidation: true },
     },
     async (req) => ok({ utr: await createAutomation(deps, req.userId, req.body, schemaErrors(req)) }),
   );
@@ -76,7 +77,7 @@ export const automationRoutes: FastifyPluginAsyncTypebox = async (app) => {
         body: UpdateAutomationBody,
         response: responses(OkText, 404, 409, 422),
       },
-      config: { deferValidation: true },
+      config: { scope: 'automations.write', deferValidation: true },
     },
     async (req) => {
       await updateAutomation(deps, req.userId, req.body, schemaErrors(req));
@@ -87,6 +88,7 @@ export const automationRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/automations/duplicate',
     {
+      config: { scope: 'automations.write' },
       // A GET that changes state: no implicit HEAD route, so a HEAD (a prefetcher, a link checker) changes nothing.
       exposeHeadRoute: false,
       schema: {
@@ -102,6 +104,7 @@ export const automationRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/automations/details',
     {
+      config: { scope: 'automations.read' },
       schema: {
         summary: 'View an automation',
         description: 'Not found: `Record Not Found`.',
@@ -115,6 +118,7 @@ export const automationRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/automations/stats',
     {
+      config: { scope: 'automations.read' },
       schema: {
         summary: "An automation's detailed statistics",
         description:
@@ -131,6 +135,7 @@ export const automationRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/automations/pause',
     {
+      config: { scope: 'automations.write' },
       // A GET that changes state: no implicit HEAD route, so a HEAD (a prefetcher, a link checker) changes nothing.
       exposeHeadRoute: false,
       schema: {
@@ -151,6 +156,7 @@ export const automationRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/automations/set-live',
     {
+      config: { scope: 'automations.write' },
       // A GET that changes state: no implicit HEAD route, so a HEAD (a prefetcher, a link checker) changes nothing.
       exposeHeadRoute: false,
       schema: {
@@ -171,6 +177,7 @@ export const automationRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.delete(
     '/automations/delete',
     {
+      config: { scope: 'automations.write' },
       schema: {
         summary: 'Delete an automation',
         description: 'Its emails stop: messages not yet sent are not sent.',
@@ -187,6 +194,7 @@ export const automationRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/automations/bulk-delete',
     {
+      config: { scope: 'automations.write' },
       schema: {
         summary: 'Delete several automations',
         description: '`strIds` holds utrs. Unknown ones are ignored; 404 only when none was deleted.',
@@ -203,6 +211,7 @@ export const automationRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/automations/schedule',
     {
+      config: { scope: 'automations.read' },
       schema: {
         summary: "List an automation's emails",
         description: "`utr` is the automation's. The emails come in the order they run: creation order.",
@@ -224,7 +233,7 @@ export const automationRoutes: FastifyPluginAsyncTypebox = async (app) => {
         body: CreateScheduleBody,
         response: responses(ScheduleAdded, 404, 422),
       },
-      config: { deferValidation: true },
+      config: { scope: 'automations.write', deferValidation: true },
     },
     async (req) => ok('Schedule Added', await addSchedule(deps, req.userId, req.body, schemaErrors(req))),
   );
@@ -232,6 +241,7 @@ export const automationRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.delete(
     '/automations/schedule/delete',
     {
+      config: { scope: 'automations.write' },
       schema: {
         summary: 'Delete an email of an automation',
         description: "`utr` is the email's (from the schedule list). Contacts waiting for it wait for the next one.",

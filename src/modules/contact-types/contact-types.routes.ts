@@ -21,6 +21,7 @@ export const contactTypeRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/contacts-type',
     {
+      config: { scope: 'contacts.read' },
       schema: {
         summary: 'List contact types',
         querystring: ListContactTypesQuery,
@@ -32,13 +33,17 @@ export const contactTypeRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post(
     '/contacts-type/add',
-    { schema: { summary: 'Add a contact type', body: AddContactTypeBody, response: responses(OkCreated, 422) } },
+    {
+      config: { scope: 'contacts.write' },
+      schema: { summary: 'Add a contact type', body: AddContactTypeBody, response: responses(OkCreated, 422) },
+    },
     async (req) => ok('Added Successfully', { id: await createContactType(deps, req.userId, req.body.name) }),
   );
 
   app.get(
     '/contacts-type/view',
     {
+      config: { scope: 'contacts.read' },
       schema: {
         summary: 'View a contact type',
         description: 'A missing or unknown id is a field error on `contact_type_id` (422), not a 404.',
@@ -51,7 +56,10 @@ export const contactTypeRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post(
     '/contacts-type/update',
-    { schema: { summary: 'Rename a contact type', body: UpdateContactTypeBody, response: responses(OkText, 404, 422) } },
+    {
+      config: { scope: 'contacts.write' },
+      schema: { summary: 'Rename a contact type', body: UpdateContactTypeBody, response: responses(OkText, 404, 422) },
+    },
     async (req) => {
       await renameContactType(deps, req.userId, req.body.id, req.body.name);
       return ok('Updated Successfully');
@@ -61,6 +69,7 @@ export const contactTypeRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.delete(
     '/contacts-type/delete',
     {
+      config: { scope: 'contacts.write' },
       schema: {
         summary: 'Delete a contact type and its contacts',
         querystring: DeleteContactTypeQuery,

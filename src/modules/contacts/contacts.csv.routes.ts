@@ -112,7 +112,7 @@ export const contactCsvRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { db } = app.deps.database;
 
   const sample = { summary: 'Download a sample CSV', response: responses(CsvText) };
-  app.get('/contacts/csv-sample/download', { schema: sample }, async (req, reply) => {
+  app.get('/contacts/csv-sample/download', { config: { scope: 'contacts.read' }, schema: sample }, async (req, reply) => {
     const body = await csvSample(db, req.userId);
     return reply
       .type('text/csv; charset=utf-8')
@@ -127,13 +127,17 @@ export const contactCsvRoutes: FastifyPluginAsyncTypebox = async (app) => {
       'Rows whose email exists in the contact type update that contact; rows without a valid email or country are skipped and reported.',
     response: responses(Imported, 422),
   };
-  app.post('/contacts/upload-csv', { schema: upload, config: { rawMultipart: true, documentedBody: UploadCsvBody } }, async (req) => {
-    const { upload, cleanup } = await receiveUpload(req, app.deps.config.maxCsvBytes);
-    try {
-      const summary = await importContactsCsv(app.deps, req.userId, upload);
-      return ok('Imported Successfully', { summary });
-    } finally {
-      await cleanup();
-    }
-  });
+  app.post(
+    '/contacts/upload-csv',
+    { schema: upload, config: { scope: 'contacts.write', rawMultipart: true, documentedBody: UploadCsvBody } },
+    async (req) => {
+      const { upload, cleanup } = await receiveUpload(req, app.deps.config.maxCsvBytes);
+      try {
+        const summary = await importContactsCsv(app.deps, req.userId, upload);
+        return ok('Imported Successfully', { summary });
+      } finally {
+        await cleanup();
+      }
+    },
+  );
 };

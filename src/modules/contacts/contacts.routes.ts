@@ -33,6 +33,7 @@ export const contactRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/contacts/list',
     {
+      config: { scope: 'contacts.read' },
       schema: {
         summary: 'List contacts',
         description: 'Every live contact of the account, newest first; `country` is the country name here.',
@@ -46,6 +47,7 @@ export const contactRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/contacts/search',
     {
+      config: { scope: 'contacts.read' },
       schema: {
         summary: 'Search contacts by the start of their email',
         description:
@@ -61,13 +63,17 @@ export const contactRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post(
     '/contacts/add',
-    { schema: { summary: 'Add a contact', body: AddContactBody, response: responses(OkCreated, 422) }, config: { deferValidation: true } },
+    {
+      schema: { summary: 'Add a contact', body: AddContactBody, response: responses(OkCreated, 422) },
+      config: { scope: 'contacts.write', deferValidation: true },
+    },
     async (req) => ok('Contact Added Successfully', { id: await addContact(deps, req.userId, req.body, schemaErrors(req)) }),
   );
 
   app.get(
     '/contacts/details',
     {
+      config: { scope: 'contacts.read' },
       schema: {
         summary: "A contact's details",
         description: '`country` is the country id (as text) here.',
@@ -87,7 +93,7 @@ export const contactRoutes: FastifyPluginAsyncTypebox = async (app) => {
         body: UpdateContactBody,
         response: responses(OkText, 404, 422),
       },
-      config: { deferValidation: true },
+      config: { scope: 'contacts.write', deferValidation: true },
     },
     async (req) => {
       await updateContact(deps, req.userId, req.body, schemaErrors(req));
@@ -97,7 +103,10 @@ export const contactRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.delete(
     '/contacts/delete',
-    { schema: { summary: 'Delete a contact', querystring: ContactIdQuery, response: responses(OkText, 404, 422) } },
+    {
+      config: { scope: 'contacts.write' },
+      schema: { summary: 'Delete a contact', querystring: ContactIdQuery, response: responses(OkText, 404, 422) },
+    },
     async (req) => {
       await deleteContact(deps, req.userId, req.query.contact_id);
       return ok('Deleted Successfully');
@@ -107,6 +116,7 @@ export const contactRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/contacts/bulk-delete',
     {
+      config: { scope: 'contacts.write' },
       schema: {
         summary: 'Delete several contacts',
         description: 'Unknown and duplicate ids are ignored; 404 only when none was deleted.',
@@ -123,6 +133,7 @@ export const contactRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/contacts/export',
     {
+      config: { scope: 'contacts.read' },
       schema: {
         summary: "Export an address's data",
         description:
@@ -138,6 +149,7 @@ export const contactRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.delete(
     '/contacts/erase',
     {
+      config: { scope: 'contacts.write' },
       schema: {
         summary: 'Erase an address',
         description:

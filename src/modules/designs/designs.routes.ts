@@ -23,13 +23,19 @@ export const designRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/designs',
-    { schema: { summary: 'List saved designs', tags, querystring: ListDesignsQuery, response: responses(DesignList, 422) } },
+    {
+      config: { scope: 'designs.read' },
+      schema: { summary: 'List saved designs', tags, querystring: ListDesignsQuery, response: responses(DesignList, 422) },
+    },
     (req, reply) => sendList(reply, 'designs', req.query, listDesigns(deps, req.userId)),
   );
 
   app.get(
     '/designs/details',
-    { schema: { summary: 'View a saved design', tags, querystring: DesignIdQuery, response: responses(DesignDetails, 404, 422) } },
+    {
+      config: { scope: 'designs.read' },
+      schema: { summary: 'View a saved design', tags, querystring: DesignIdQuery, response: responses(DesignDetails, 404, 422) },
+    },
     async (req) => ok({ design: await getDesign(deps, req.userId, req.query.id) }),
   );
 
@@ -37,7 +43,7 @@ export const designRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/designs/create',
     {
       schema: { summary: 'Save a design', tags, body: CreateDesignBody, response: responses(OkCreated, 422) },
-      config: { deferValidation: true },
+      config: { scope: 'designs.write', deferValidation: true },
     },
     async (req) => {
       const id = await createDesign(deps, req.userId, req.body, schemaErrors(req));
@@ -49,7 +55,7 @@ export const designRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/designs/update',
     {
       schema: { summary: 'Rename a design or replace its document', tags, body: UpdateDesignBody, response: responses(OkText, 404, 422) },
-      config: { deferValidation: true },
+      config: { scope: 'designs.write', deferValidation: true },
     },
     async (req) => {
       await updateDesign(deps, req.userId, req.body, schemaErrors(req));
@@ -61,7 +67,7 @@ export const designRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/designs/duplicate',
     {
       schema: { summary: 'Copy a design', tags, body: DuplicateDesignBody, response: responses(OkCreated, 404, 422) },
-      config: { deferValidation: true },
+      config: { scope: 'designs.write', deferValidation: true },
     },
     async (req) => {
       const id = await duplicateDesign(deps, req.userId, req.body, schemaErrors(req));
@@ -71,7 +77,10 @@ export const designRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.delete(
     '/designs/delete',
-    { schema: { summary: 'Delete a design', tags, querystring: DesignIdQuery, response: responses(OkText, 404, 422) } },
+    {
+      config: { scope: 'designs.write' },
+      schema: { summary: 'Delete a design', tags, querystring: DesignIdQuery, response: responses(OkText, 404, 422) },
+    },
     async (req) => {
       await removeDesign(deps, req.userId, req.query.id);
       return ok('Deleted Successfully');

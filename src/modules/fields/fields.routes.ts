@@ -13,6 +13,7 @@ export const fieldRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/reserve-fields',
     {
+      config: { scope: 'contacts.read' },
       schema: {
         summary: 'List the reserved fields',
         querystring: ListFieldsQuery,
@@ -25,6 +26,7 @@ export const fieldRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/custom-fields',
     {
+      config: { scope: 'contacts.read' },
       schema: {
         summary: 'List the custom fields',
         querystring: ListFieldsQuery,
@@ -38,7 +40,7 @@ export const fieldRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/custom-fields/save',
     {
       schema: { summary: 'Add a custom field', body: SaveCustomFieldBody, response: responses(OkCreated, 422) },
-      config: { deferValidation: true },
+      config: { scope: 'contacts.write', deferValidation: true },
     },
     async (req) => ok('Added Successfully', { id: await createCustomField(deps, req.userId, req.body, schemaErrors(req)) }),
   );
@@ -46,6 +48,7 @@ export const fieldRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.delete(
     '/custom-fields/delete',
     {
+      config: { scope: 'contacts.write' },
       schema: {
         summary: 'Delete a custom field and its values',
         description: 'Its values are removed from every contact of the account.',

@@ -12,7 +12,10 @@ export const formRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/forms',
-    { schema: { summary: 'List sign-up forms', querystring: ListFormsQuery, response: responses(FormList, 422) } },
+    {
+      config: { scope: 'forms.read' },
+      schema: { summary: 'List sign-up forms', querystring: ListFormsQuery, response: responses(FormList, 422) },
+    },
     (req, reply) => sendList(reply, 'forms', req.query, listForms(deps, req.userId)),
   );
 
@@ -20,7 +23,7 @@ export const formRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/forms/create',
     {
       schema: { summary: 'Create a sign-up form', body: CreateFormBody, response: responses(FormCreated, 422) },
-      config: { deferValidation: true },
+      config: { scope: 'forms.write', deferValidation: true },
     },
     async (req) => {
       const { id, embed_html } = await createForm(deps, req.userId, req.body, schemaErrors(req));
@@ -31,6 +34,7 @@ export const formRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/forms/details',
     {
+      config: { scope: 'forms.read' },
       schema: {
         summary: 'View a sign-up form and its HTML to embed',
         querystring: FormIdQuery,
@@ -44,7 +48,7 @@ export const formRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/forms/update',
     {
       schema: { summary: 'Update a sign-up form', body: UpdateFormBody, response: responses(OkText, 404, 422) },
-      config: { deferValidation: true },
+      config: { scope: 'forms.write', deferValidation: true },
     },
     async (req) => {
       await updateForm(deps, req.userId, req.body, schemaErrors(req));
@@ -54,7 +58,10 @@ export const formRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.delete(
     '/forms/delete',
-    { schema: { summary: 'Delete a sign-up form', querystring: FormIdQuery, response: responses(OkText, 404, 422) } },
+    {
+      config: { scope: 'forms.write' },
+      schema: { summary: 'Delete a sign-up form', querystring: FormIdQuery, response: responses(OkText, 404, 422) },
+    },
     async (req) => {
       await removeForm(deps, req.userId, req.query.id);
       return ok('Deleted Successfully');

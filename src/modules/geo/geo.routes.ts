@@ -44,7 +44,7 @@ export const geoRoutes: FastifyPluginAsyncTypebox = async (app) => {
   // The fastest levels: the full lookup is ~10 MB compressed per request, and at these levels it
   // stays within ~25% of the default levels' size (measured, docs/api-notes.md).
   const compress = { zlibOptions: { level: 1 }, brotliOptions: { params: { [constants.BROTLI_PARAM_QUALITY]: 1 } } };
-  app.get('/get/country-state-city', { schema, compress }, async (req, reply) => {
+  app.get('/get/country-state-city', { config: { scope: 'none' }, schema, compress }, async (req, reply) => {
     reply.header('Cache-Control', 'private, max-age=86400').header('Vary', 'Accept-Encoding');
     const { country_id: countryId, state_id: stateId } = req.query;
     if (countryId === undefined && stateId === undefined) return reply.type('application/json; charset=utf-8').send(fullLookup());

@@ -23,6 +23,7 @@ export const notificationRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/notification-recipients',
     {
+      config: { scope: 'settings.read' },
       schema: {
         summary: 'List notification recipients',
         querystring: ListNotificationRecipientsQuery,
@@ -36,7 +37,7 @@ export const notificationRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/notification-recipient/save',
     {
       schema: { summary: 'Add a notification recipient', body: SaveNotificationRecipientBody, response: responses(OkCreated, 422) },
-      config: { deferValidation: true },
+      config: { scope: 'settings.write', deferValidation: true },
     },
     async (req) => {
       const id = await addNotificationRecipient(deps, req.userId, req.body, schemaErrors(req));
@@ -47,6 +48,7 @@ export const notificationRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.delete(
     '/notification-recipient/delete',
     {
+      config: { scope: 'settings.write' },
       schema: {
         summary: 'Delete a notification recipient',
         querystring: NotificationRecipientIdQuery,
@@ -61,7 +63,10 @@ export const notificationRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post(
     '/notification-recipient/bulk-delete',
-    { schema: { summary: 'Delete several notification recipients', body: StrIds, response: responses(OkText, 404, 422) } },
+    {
+      config: { scope: 'settings.write' },
+      schema: { summary: 'Delete several notification recipients', body: StrIds, response: responses(OkText, 404, 422) },
+    },
     async (req) => {
       await bulkDeleteNotificationRecipients(deps, req.userId, req.body.strIds);
       return ok('Deleted Successfully');

@@ -9,6 +9,7 @@ export const overviewRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/account/overview',
     {
+      config: { scope: 'settings.read' },
       schema: {
         summary: "The account's campaign figures of the last days",
         description:

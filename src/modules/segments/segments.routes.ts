@@ -33,7 +33,10 @@ export const segmentRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/segment/list',
-    { schema: { summary: 'List segments', querystring: ListSegmentsQuery, response: responses(SegmentList, 422) } },
+    {
+      config: { scope: 'segments.read' },
+      schema: { summary: 'List segments', querystring: ListSegmentsQuery, response: responses(SegmentList, 422) },
+    },
     async (req, reply) => sendList(reply, 'segments', req.query, await listSegments(deps, req.userId)),
   );
 
@@ -41,7 +44,7 @@ export const segmentRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/segment/create',
     {
       schema: { summary: 'Create a segment', body: CreateSegmentBody, response: responses(OkCreated, 422) },
-      config: { deferValidation: true },
+      config: { scope: 'segments.write', deferValidation: true },
     },
     async (req) => {
       const id = await createSegment(deps, req.userId, req.body, schemaErrors(req));
@@ -53,7 +56,7 @@ export const segmentRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/segment/update',
     {
       schema: { summary: 'Update a segment', body: UpdateSegmentBody, response: responses(OkText, 404, 422) },
-      config: { deferValidation: true },
+      config: { scope: 'segments.write', deferValidation: true },
     },
     async (req) => {
       await updateSegment(deps, req.userId, req.body, schemaErrors(req));
@@ -72,7 +75,7 @@ export const segmentRoutes: FastifyPluginAsyncTypebox = async (app) => {
         body: CountSegmentBody,
         response: responses(SegmentCount, 422),
       },
-      config: { deferValidation: true },
+      config: { scope: 'segments.read', deferValidation: true },
     },
     async (req) => ok({ count: await countSegmentMatches(deps, req.userId, req.body, schemaErrors(req)) }),
   );
@@ -80,6 +83,7 @@ export const segmentRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/segment/email/list',
     {
+      config: { scope: 'segments.read' },
       schema: {
         summary: "List a segment's recipients",
         querystring: RecipientListQuery,
@@ -93,7 +97,7 @@ export const segmentRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/segment/email/store',
     {
       schema: { summary: 'Add a recipient to a segment by hand', body: StoreRecipientBody, response: responses(OkCreated, 422) },
-      config: { deferValidation: true },
+      config: { scope: 'segments.write', deferValidation: true },
     },
     async (req) => {
       const id = await addRecipient(deps, req.userId, req.body, schemaErrors(req));
@@ -103,7 +107,10 @@ export const segmentRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.delete(
     '/segment/email/delete',
-    { schema: { summary: 'Delete a hand-added segment recipient', querystring: RecipientIdQuery, response: responses(OkText, 404, 422) } },
+    {
+      config: { scope: 'segments.write' },
+      schema: { summary: 'Delete a hand-added segment recipient', querystring: RecipientIdQuery, response: responses(OkText, 404, 422) },
+    },
     async (req) => {
       await deleteRecipient(deps, req.userId, req.query.segment_recipient_id);
       return ok('Deleted Successfully');
@@ -112,7 +119,10 @@ export const segmentRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.delete(
     '/segment/delete',
-    { schema: { summary: 'Delete a segment', querystring: SegmentIdQuery, response: responses(OkInErrors, 404, 422) } },
+    {
+      config: { scope: 'segments.write' },
+      schema: { summary: 'Delete a segment', querystring: SegmentIdQuery, response: responses(OkInErrors, 404, 422) },
+    },
     async (req) => {
       await deleteSegment(deps, req.userId, req.query.segment_id);
       return okInErrors('Deleted Successfully');

@@ -13,6 +13,7 @@ export const senderRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   // Clients call the list with GET or with POST: both work.
   app.route({
+    config: { scope: 'senders.read' },
     method: ['GET', 'POST'],
     url: '/senders',
     schema: { summary: 'List senders', querystring: ListSendersQuery, response: responses(SenderList, 422) },
@@ -23,7 +24,7 @@ export const senderRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/sender/save',
     {
       schema: { summary: 'Create a sender (mails a verification link)', body: SaveSenderBody, response: responses(OkCreated, 422) },
-      config: { deferValidation: true },
+      config: { scope: 'senders.write', deferValidation: true },
     },
     async (req) => {
       const id = await createSender(deps, req.userId, req.body, schemaErrors(req));
@@ -33,7 +34,10 @@ export const senderRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/sender/details',
-    { schema: { summary: 'View a sender', querystring: SenderIdQuery, response: responses(SenderDetails, 404, 422) } },
+    {
+      config: { scope: 'senders.read' },
+      schema: { summary: 'View a sender', querystring: SenderIdQuery, response: responses(SenderDetails, 404, 422) },
+    },
     async (req) => ok({ sender: await getSender(deps, req.userId, req.query.sender_id) }),
   );
 
@@ -41,7 +45,7 @@ export const senderRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/sender/update',
     {
       schema: { summary: 'Update a sender', body: UpdateSenderBody, response: responses(OkText, 404, 422) },
-      config: { deferValidation: true },
+      config: { scope: 'senders.write', deferValidation: true },
     },
     async (req) => {
       await updateSender(deps, req.userId, req.body, schemaErrors(req));
@@ -51,7 +55,10 @@ export const senderRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.delete(
     '/sender/delete',
-    { schema: { summary: 'Delete a sender', querystring: SenderIdQuery, response: responses(OkInErrors, 404, 422) } },
+    {
+      config: { scope: 'senders.write' },
+      schema: { summary: 'Delete a sender', querystring: SenderIdQuery, response: responses(OkInErrors, 404, 422) },
+    },
     async (req) => {
       await deleteSender(deps, req.userId, req.query.sender_id);
       return okInErrors('Deleted Successfully');
@@ -67,6 +74,7 @@ export const senderRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/sender/resend-mail',
     {
+      config: { scope: 'senders.write' },
       // A GET that changes state: no implicit HEAD route, so a HEAD (a prefetcher, a link checker) mails nothing.
       exposeHeadRoute: false,
       schema: { summary: 'Mail a new verification link', querystring: SenderIdQuery, response: resendResponses },

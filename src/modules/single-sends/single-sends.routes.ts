@@ -33,6 +33,7 @@ export const singleSendRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/single-send/list',
     {
+      config: { scope: 'sends.read' },
       schema: {
         summary: 'List single sends',
         querystring: ListSingleSendsQuery,
@@ -53,7 +54,7 @@ export const singleSendRoutes: FastifyPluginAsyncTypebox = async (app) => {
         body: CreateSingleSendBody,
         response: responses(UtrAnswer, 422),
       },
-      config: { deferValidation: true },
+      config: { scope: 'sends.write', deferValidation: true },
     },
     async (req) =>
       ok({
@@ -63,6 +64,7 @@ export const singleSendRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   // Clients call duplicate with POST or with GET: both work.
   app.route({
+    config: { scope: 'sends.write' },
     method: ['GET', 'POST'],
     url: '/single/send/duplicate',
     // A GET that changes state: no implicit HEAD route, so a HEAD (a prefetcher, a link checker) changes nothing.
@@ -78,6 +80,7 @@ export const singleSendRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/single-send/details',
     {
+      config: { scope: 'sends.read' },
       schema: {
         summary: 'View a single send',
         querystring: UtrQuery,
@@ -93,6 +96,7 @@ export const singleSendRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/single-send/stats',
     {
+      config: { scope: 'sends.read' },
       schema: {
         summary: "A single send's detailed statistics",
         description:
@@ -109,6 +113,7 @@ export const singleSendRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/single-send/recipients-count',
     {
+      config: { scope: 'sends.read' },
       schema: {
         summary: 'Count the recipients of a single send',
         description:
@@ -133,7 +138,7 @@ export const singleSendRoutes: FastifyPluginAsyncTypebox = async (app) => {
         body: UpdateSingleSendBody,
         response: responses(UtrAnswer, 404, 409, 422),
       },
-      config: { deferValidation: true },
+      config: { scope: 'sends.write', deferValidation: true },
     },
     async (req) =>
       ok({
@@ -144,6 +149,7 @@ export const singleSendRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.delete(
     '/single/send/delete',
     {
+      config: { scope: 'sends.write' },
       schema: {
         summary: 'Delete a single send',
         description: 'A running send is cancelled: the messages not yet sent are not sent.',
@@ -160,6 +166,7 @@ export const singleSendRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/single/send/bulk-delete',
     {
+      config: { scope: 'sends.write' },
       schema: {
         summary: 'Delete several single sends',
         description: '`strIds` holds utrs. Unknown ones are ignored; 404 only when none was deleted. Running sends are cancelled.',

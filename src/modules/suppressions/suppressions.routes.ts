@@ -11,13 +11,19 @@ export const suppressionRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/suppressions',
-    { schema: { summary: 'List suppressed addresses', querystring: ListSuppressionsQuery, response: responses(SuppressionList, 422) } },
+    {
+      config: { scope: 'lists.read' },
+      schema: { summary: 'List suppressed addresses', querystring: ListSuppressionsQuery, response: responses(SuppressionList, 422) },
+    },
     (req, reply) => sendList(reply, 'suppressions', req.query, listSuppressions(deps, req.userId)),
   );
 
   app.delete(
     '/suppressions/delete',
-    { schema: { summary: 'Lift the suppression of an address', querystring: LiftQuery, response: responses(OkText, 404, 422) } },
+    {
+      config: { scope: 'lists.write' },
+      schema: { summary: 'Lift the suppression of an address', querystring: LiftQuery, response: responses(OkText, 404, 422) },
+    },
     async (req) => {
       await liftSuppression(deps, req.userId, req.query.email);
       return ok('Deleted Successfully');

@@ -20,6 +20,7 @@ export const templateRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/get-design/template',
     {
+      config: { scope: 'designs.read' },
       schema: {
         summary: 'List the design templates',
         description:
@@ -36,7 +37,10 @@ export const templateRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/get-dynamic/content',
-    { schema: { summary: 'List the placeholder names', querystring: NoQuery, response: { ...responses(Contents), 304: NotModified } } },
+    {
+      config: { scope: 'designs.read' },
+      schema: { summary: 'List the placeholder names', querystring: NoQuery, response: { ...responses(Contents), 304: NotModified } },
+    },
     async (_req, reply) => {
       reply.header('Cache-Control', 'private, max-age=3600');
       return ok({ contents: listPlaceholderNames() });

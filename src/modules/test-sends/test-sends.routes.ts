@@ -23,7 +23,7 @@ export const testSendRoutes: FastifyPluginAsyncTypebox = async (app) => {
         body: TestSingleSendBody,
         response: responses(OkText, 404, 422),
       },
-      config: { deferValidation: true },
+      config: { scope: 'sends.write', deferValidation: true },
     },
     async (req) => {
       await testSingleSend(deps, req.userId, req.body, schemaErrors(req));
@@ -42,7 +42,7 @@ export const testSendRoutes: FastifyPluginAsyncTypebox = async (app) => {
         body: TestAutomationEmailBody,
         response: responses(OkText, 404, 422),
       },
-      config: { deferValidation: true },
+      config: { scope: 'automations.write', deferValidation: true },
     },
     async (req) => {
       await testAutomationEmail(deps, req.userId, req.body, schemaErrors(req));

@@ -12,7 +12,10 @@ export const unsubscribeGroupRoutes: FastifyPluginAsyncTypebox = async (app) => 
 
   app.get(
     '/unsubscribes-groups',
-    { schema: { summary: 'List unsubscribe groups', querystring: ListGroupsQuery, response: responses(UnsubscribeGroupList, 422) } },
+    {
+      config: { scope: 'lists.read' },
+      schema: { summary: 'List unsubscribe groups', querystring: ListGroupsQuery, response: responses(UnsubscribeGroupList, 422) },
+    },
     (req, reply) => sendList(reply, 'unsubscribesGroups', req.query, listUnsubscribeGroups(deps, req.userId)),
   );
 
@@ -20,7 +23,7 @@ export const unsubscribeGroupRoutes: FastifyPluginAsyncTypebox = async (app) => 
     '/unsubscribes-groups/save',
     {
       schema: { summary: 'Create an unsubscribe group', body: GroupBody, response: responses(OkCreated, 422) },
-      config: { deferValidation: true },
+      config: { scope: 'lists.write', deferValidation: true },
     },
     async (req) => {
       const id = await createGroup(deps, req.userId, req.body, schemaErrors(req));
@@ -30,7 +33,10 @@ export const unsubscribeGroupRoutes: FastifyPluginAsyncTypebox = async (app) => 
 
   app.get(
     '/unsubscribes-groups/details',
-    { schema: { summary: 'View an unsubscribe group', querystring: GroupIdQuery, response: responses(UnsubscribeGroupDetails, 404, 422) } },
+    {
+      config: { scope: 'lists.read' },
+      schema: { summary: 'View an unsubscribe group', querystring: GroupIdQuery, response: responses(UnsubscribeGroupDetails, 404, 422) },
+    },
     async (req) => ok({ unsubscribesGroup: await getGroup(deps, req.userId, req.query.id) }),
   );
 
@@ -39,7 +45,7 @@ export const unsubscribeGroupRoutes: FastifyPluginAsyncTypebox = async (app) => 
     '/unsubscribes-groups/update',
     {
       schema: { summary: 'Update an unsubscribe group', querystring: GroupIdQuery, body: GroupBody, response: responses(OkText, 404, 422) },
-      config: { deferValidation: true },
+      config: { scope: 'lists.write', deferValidation: true },
     },
     async (req) => {
       await updateGroup(deps, req.userId, req.query.id, req.body, schemaErrors(req));
@@ -49,7 +55,10 @@ export const unsubscribeGroupRoutes: FastifyPluginAsyncTypebox = async (app) => 
 
   app.delete(
     '/unsubscribes-groups/delete',
-    { schema: { summary: 'Delete an unsubscribe group', querystring: GroupIdQuery, response: responses(OkText, 404, 422) } },
+    {
+      config: { scope: 'lists.write' },
+      schema: { summary: 'Delete an unsubscribe group', querystring: GroupIdQuery, response: responses(OkText, 404, 422) },
+    },
     async (req) => {
       await deleteGroup(deps, req.userId, req.query.id);
       return ok('Deleted Successfully');

@@ -31,19 +31,28 @@ export const unsubscribeRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/global-unsubscribes',
-    { schema: { summary: 'List global unsubscribes', querystring: ListGlobalQuery, response: responses(GlobalUnsubscribeList, 422) } },
+    {
+      config: { scope: 'lists.read' },
+      schema: { summary: 'List global unsubscribes', querystring: ListGlobalQuery, response: responses(GlobalUnsubscribeList, 422) },
+    },
     (req, reply) => sendList(reply, 'unSubscribers', req.query, listGlobalUnsubscribes(deps, req.userId)),
   );
 
   app.post(
     '/global-unsubscribes/save',
-    { schema: { summary: 'Add global unsubscribes', body: SaveGlobalBody, response: responses(OkAdded, 422) } },
+    {
+      config: { scope: 'lists.write' },
+      schema: { summary: 'Add global unsubscribes', body: SaveGlobalBody, response: responses(OkAdded, 422) },
+    },
     async (req) => added(await addGlobalUnsubscribes(deps, req.userId, req.body.email_address)),
   );
 
   app.delete(
     '/global-unsubscribes/delete',
-    { schema: { summary: 'Delete a global unsubscribe', querystring: UnsubscriberIdQuery, response: responses(OkText, 404, 422) } },
+    {
+      config: { scope: 'lists.write' },
+      schema: { summary: 'Delete a global unsubscribe', querystring: UnsubscriberIdQuery, response: responses(OkText, 404, 422) },
+    },
     async (req) => {
       await deleteUnsubscriber(deps, req.userId, req.query.id, 'global');
       return ok('Deleted Successfully');
@@ -52,7 +61,10 @@ export const unsubscribeRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post(
     '/global-unsubscribes/bulk-delete',
-    { schema: { summary: 'Delete several global unsubscribes', body: StrIds, response: responses(OkText, 404, 422) } },
+    {
+      config: { scope: 'lists.write' },
+      schema: { summary: 'Delete several global unsubscribes', body: StrIds, response: responses(OkText, 404, 422) },
+    },
     async (req) => {
       await bulkDeleteUnsubscribers(deps, req.userId, req.body.strIds, 'global');
       return ok('Deleted Successfully');
@@ -63,7 +75,7 @@ export const unsubscribeRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/unsubscribes-groups/manually-add',
     {
       schema: { summary: 'Add addresses to an unsubscribe group', body: ManuallyAddBody, response: responses(OkAdded, 422) },
-      config: { deferValidation: true },
+      config: { scope: 'lists.write', deferValidation: true },
     },
     async (req) => added(await addGroupRecipients(deps, req.userId, req.body, schemaErrors(req))),
   );
@@ -71,6 +83,7 @@ export const unsubscribeRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/unsubscribes-groups/recipients-list',
     {
+      config: { scope: 'lists.read' },
       schema: {
         summary: "List an unsubscribe group's recipients",
         querystring: RecipientsListQuery,
@@ -83,6 +96,7 @@ export const unsubscribeRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.delete(
     '/unsubscribes-groups/recipients-delete',
     {
+      config: { scope: 'lists.write' },
       schema: {
         summary: 'Delete a recipient of an unsubscribe group',
         querystring: UnsubscriberIdQuery,
@@ -97,7 +111,10 @@ export const unsubscribeRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post(
     '/unsubscribes-groups/recipients-bulk-delete',
-    { schema: { summary: 'Delete several recipients of unsubscribe groups', body: StrIds, response: responses(OkText, 404, 422) } },
+    {
+      config: { scope: 'lists.write' },
+      schema: { summary: 'Delete several recipients of unsubscribe groups', body: StrIds, response: responses(OkText, 404, 422) },
+    },
     async (req) => {
       await bulkDeleteUnsubscribers(deps, req.userId, req.body.strIds, 'groups');
       return ok('Deleted Successfully');

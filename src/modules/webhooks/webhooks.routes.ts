@@ -32,7 +32,10 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/webhooks/endpoints',
-    { schema: { summary: 'List webhook endpoints', querystring: ListEndpointsQuery, response: responses(EndpointList, 422) } },
+    {
+      config: { scope: 'webhooks.read' },
+      schema: { summary: 'List webhook endpoints', querystring: ListEndpointsQuery, response: responses(EndpointList, 422) },
+    },
     (req, reply) => sendList(reply, 'endpoints', req.query, listEndpoints(deps, req.userId)),
   );
 
@@ -41,7 +44,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: { summary: 'Create a webhook endpoint', body: CreateEndpointBody, response: responses(EndpointCreated, 422) },
       // The secret is shown once: an answer kept for an Idempotency-Key has it as null.
-      config: { deferValidation: true, secretFields: ['secret'] },
+      config: { scope: 'webhooks.write', deferValidation: true, secretFields: ['secret'] },
     },
     async (req) => ok(await createEndpoint(deps, req.userId, req.body, schemaErrors(req))),
   );
@@ -50,7 +53,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/webhooks/endpoints/update',
     {
       schema: { summary: 'Update a webhook endpoint', body: UpdateEndpointBody, response: responses(OkText, 404, 422) },
-      config: { deferValidation: true },
+      config: { scope: 'webhooks.write', deferValidation: true },
     },
     async (req) => {
       await updateEndpoint(deps, req.userId, req.body, schemaErrors(req));
@@ -60,7 +63,10 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.delete(
     '/webhooks/endpoints/delete',
-    { schema: { summary: 'Delete a webhook endpoint', querystring: EndpointIdQuery, response: responses(OkText, 404, 422) } },
+    {
+      config: { scope: 'webhooks.write' },
+      schema: { summary: 'Delete a webhook endpoint', querystring: EndpointIdQuery, response: responses(OkText, 404, 422) },
+    },
     async (req) => {
       await deleteEndpoint(deps, req.userId, req.query.id);
       return ok('Deleted Successfully');
@@ -71,7 +77,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/webhooks/endpoints/rotate-secret',
     {
       schema: { summary: "Rotate a webhook endpoint's secret", body: EndpointIdBody, response: responses(SecretRotated, 404, 422) },
-      config: { secretFields: ['secret'] },
+      config: { scope: 'webhooks.write', secretFields: ['secret'] },
     },
     async (req) => ok({ secret: await rotateSecret(deps, req.userId, req.body.id) }),
   );
@@ -79,6 +85,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/webhooks/deliveries',
     {
+      config: { scope: 'webhooks.read' },
       schema: {
         summary: "List a webhook endpoint's delivery attempts",
         querystring: ListDeliveriesQuery,
@@ -90,7 +97,10 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post(
     '/webhooks/deliveries/retry',
-    { schema: { summary: 'Send an event to an endpoint again now', body: RetryDeliveryBody, response: responses(OkText, 404, 409, 422) } },
+    {
+      config: { scope: 'webhooks.write' },
+      schema: { summary: 'Send an event to an endpoint again now', body: RetryDeliveryBody, response: responses(OkText, 404, 409, 422) },
+    },
     async (req) => {
       await retryDelivery(deps, req.userId, req.body.endpoint_id, req.body.event_id);
       return ok('Retry Queued');
