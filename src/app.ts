@@ -12,6 +12,8 @@ import { registerAuth } from './http/auth.js';
 import { registerIdempotency } from './http/idempotency.js';
 import { keyLookup } from './modules/keys/keys.queries.js';
 import { keyRoutes } from './modules/keys/keys.routes.js';
+import { auditRoutes } from './modules/audit/audit.routes.js';
+import { registerAuditLog } from './modules/audit/audit.hook.js';
 import { registerOpenApi } from './http/openapi.js';
 import { finiteNumbers } from './http/schemas.js';
 import { AppError } from './http/errors.js';
@@ -104,6 +106,7 @@ export async function buildApp(deps: AppInput): Promise<App> {
   }
   // After the rate limiter (a refused request claims no key), before the routes it hooks into.
   registerIdempotency(app, { database: deps.database, clock: full.clock });
+  registerAuditLog(app);
 
   await registerOpenApi(app);
   // After compression, so a scrape can be gzipped; its hook still counts every route below.
@@ -148,5 +151,6 @@ export async function buildApp(deps: AppInput): Promise<App> {
   await app.register(subscribeRoutes);
   await app.register(designRoutes);
   await app.register(keyRoutes);
+  await app.register(auditRoutes);
   return app;
 }
