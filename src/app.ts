@@ -1,6 +1,7 @@
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import compress from '@fastify/compress';
 import rateLimit from '@fastify/rate-limit';
+import cookie from '@fastify/cookie';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppDeps, AppInput } from './deps.js';
 import { systemClock } from './util/clock.js';
@@ -11,6 +12,9 @@ import { answerClientError, answerFrameworkError, registerErrorHandling } from '
 import { registerAuth } from './http/auth.js';
 import { registerIdempotency } from './http/idempotency.js';
 import { keyLookup } from './modules/keys/keys.queries.js';
+import { sessionLookup } from './modules/sessions/sessions.queries.js';
+import { sessionRoutes } from './modules/sessions/sessions.routes.js';
+import { userRoutes } from './modules/users/users.routes.js';
 import { keyRoutes } from './modules/keys/keys.routes.js';
 import { auditRoutes } from './modules/audit/audit.routes.js';
 import { registerAuditLog } from './modules/audit/audit.hook.js';
@@ -91,7 +95,13 @@ export async function buildApp(deps: AppInput): Promise<App> {
   registerRequestLog(app);
   await app.register(compress, { threshold: 1024, global: true });
   await registerBodyParsing(app, { maxFileBytes: deps.config.maxCsvBytes });
-  registerAuth(app, { database: deps.database, clock: full.clock }, keyLookup(deps.database));
+  await app.register(cookie);
+  registerAuth(
+    app,
+    { database: deps.database, clock: full.clock, appSecret: deps.config.appSecret },
+    keyLookup(deps.database),
+    sessionLookup(deps.database),
+  );
   if (deps.config.rateLimitPerMinute > 0) {
     await app.register(rateLimit, {
       hook: 'preValidation',
@@ -152,5 +162,7 @@ export async function buildApp(deps: AppInput): Promise<App> {
   await app.register(designRoutes);
   await app.register(keyRoutes);
   await app.register(auditRoutes);
+  await app.register(userRoutes);
+  await app.register(sessionRoutes);
   return app;
 }

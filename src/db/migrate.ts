@@ -26,6 +26,7 @@ import * as m023 from './migrations/023_people_engagement.js';
 import * as m024 from './migrations/024_machine_engagement.js';
 import * as m025 from './migrations/025_engagement_sunset.js';
 import * as m026 from './migrations/026_keys_audit.js';
+import * as m027 from './migrations/027_people.js';
 
 /** Every migration, in order. A new migration is one import and one line here. */
 const migrations: Record<string, Migration> = {
@@ -55,6 +56,7 @@ const migrations: Record<string, Migration> = {
   '024_machine_engagement': m024,
   '025_engagement_sunset': m025,
   '026_keys_audit': m026,
+  '027_people': m027,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

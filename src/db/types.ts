@@ -43,6 +43,60 @@ export interface AuditLogTable {
   created_at: string;
 }
 
+/** A person of an account; `password_hash` is null until the invitation is accepted. */
+export interface PersonTable {
+  id: Generated<number>;
+  user_id: number;
+  email: string;
+  email_key: string;
+  name: string | null;
+  role: string;
+  password_hash: string | null;
+  /** Sealed with the app secret. */
+  two_factor_secret: string | null;
+  two_factor_pending: string | null;
+  two_factor_step: Generated<number>;
+  last_sign_in_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A signed-in person's session; the cookie's secret only as its hash. */
+export interface SessionTable {
+  id: Generated<number>;
+  user_id: number;
+  person_id: number;
+  secret_hash: string;
+  created_at: string;
+  last_seen_at: string;
+  expires_at: string;
+}
+
+/** An invitation or password reset link; its secret only as its hash. */
+export interface AccessTokenTable {
+  id: Generated<number>;
+  user_id: number;
+  person_id: number;
+  purpose: string;
+  secret_hash: string;
+  expires_at: string;
+  used_at: string | null;
+  created_at: string;
+}
+
+export interface SignInFailureTable {
+  id: Generated<number>;
+  email_key: string;
+  created_at: string;
+}
+
+export interface RecoveryCodeTable {
+  id: Generated<number>;
+  person_id: number;
+  code_hash: string;
+  used_at: string | null;
+}
+
 export interface FieldTable {
   id: Generated<number>;
   user_id: number | null;
@@ -315,6 +369,8 @@ export interface AccountSettingsTable {
   sunset_min_messages: Generated<number>;
   /** When the account's inactive addresses were last brought up to date (null: never). */
   sunset_swept_at: string | null;
+  /** 1: people without two-factor authentication are kept out. */
+  require_two_factor: Generated<number>;
   created_at: string;
   updated_at: string;
 }
@@ -659,6 +715,11 @@ export interface DB {
   accounts: AccountTable;
   api_keys: ApiKeyTable;
   audit_log: AuditLogTable;
+  people: PersonTable;
+  sessions: SessionTable;
+  access_tokens: AccessTokenTable;
+  sign_in_failures: SignInFailureTable;
+  recovery_codes: RecoveryCodeTable;
   account_settings: AccountSettingsTable;
   fields: FieldTable;
   contact_types: ContactTypeTable;

@@ -1,9 +1,12 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type {} from '@fastify/cookie';
 import { AppError } from './errors.js';
 import type { Database } from '../db/index.js';
 import type { Clock } from '../util/clock.js';
 import { hashSecret, sameHash } from '../util/secrets.js';
-import { allows, grantOf, knownScope, type Grant, type RouteScope, type Scope } from './scopes.js';
+import { allows, grantOf, knownScope, ROLE_GRANTS, type Grant, type Role, type RouteScope, type Scope } from './scopes.js';
+import { CSRF_HEADER, validCsrf } from './csrf.js';
+import { splitToken } from './secret-tokens.js';
 
 /** Who makes a request: a key of the account, or a person signed in. */
 export interface Actor {
@@ -17,6 +20,8 @@ export interface Principal {
   account: number;
   actor: Actor;
   grant: Grant;
+  /** A person signed in: their session and role. */
+  session?: { id: number; role: Role; twoFactor: boolean };
 }
 
 /** What authentication needs of a key, found by its public key. */
@@ -40,6 +45,49 @@ export interface KeyLookup {
   touch(id: number, now: Date): Promise<void>;
 }
 
+/** What authentication needs of a session, found by its id. */
+export interface SessionRecord {
+  id: number;
+  user_id: number;
+  person_id: number;
+  secret_hash: string;
+  last_seen_at: string;
+  expires_at: string;
+  email: string;
+  role: string;
+  /** Whether the person has two-factor authentication on (1/true). */
+  two_factor: number | boolean;
+  /** The account's `require_two_factor` setting. */
+  require_two_factor: number;
+  /** The account's `disabled` flag. */
+  disabled: number;
+}
+
+/** How auth reads, marks and ends sessions (the sessions module's queries, handed over by `app.ts`). */
+export interface SessionLookup {
+  find(id: number): Promise<SessionRecord | undefined>;
+  /** Sets `last_seen_at` to `now` unless it was set within the last minute. */
+  touch(id: number, now: Date): Promise<void>;
+  /** Ends a session (it expired). */
+  end(id: number): Promise<void>;
+}
+
+/** The session cookie. */
+export const SESSION_COOKIE = 'campaign_session';
+/** A session ends after this long unused… */
+export const SESSION_IDLE_MS = 12 * 60 * 60 * 1000;
+/** …and this long after sign-in. */
+export const SESSION_MAX_MS = 7 * 24 * 60 * 60 * 1000;
+
+/** The 401 of a session route without a session. */
+export const NOT_SIGNED_IN = 'Not signed in';
+/** The 401 of a cookie whose session ended (signed out, expired, the person removed). */
+export const SESSION_ENDED = 'Your session has ended: sign in again.';
+/** The 403 of a state-changing request by session without the session's CSRF token. */
+export const INVALID_CSRF = 'Invalid CSRF token';
+/** The 403 of a person without two-factor in an account that requires it. */
+export const TWO_FACTOR_REQUIRED = 'This account requires two-factor authentication: set it up first.';
+
 declare module 'fastify' {
   interface FastifyRequest {
     /** The authenticated account's id; every query is scoped by it. */
@@ -57,6 +105,10 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Unauthenticated route (tracking pixel, public pages, health, metrics); also not rate-limited. */
     public?: boolean;
+    /** A route of the signed-in person themselves (`/session`, `/me/…`): a session, never keys; no scope. */
+    sessionOnly?: boolean;
+    /** With `sessionOnly`: open to a person without two-factor in an account that requires it (to set it up). */
+    beforeTwoFactor?: boolean;
     /**
      * The scope a keyed route needs (`contacts.read`, `contacts.write`, …), or `none` for one any
      * caller may use. A keyed route that declares none is open to owners and `full` keys only.
@@ -108,23 +160,50 @@ export function enforceScope(principal: Principal, scope: RouteScope | undefined
   if (!allows(principal.grant, scope)) throw notAllowed(principal.actor, scope);
 }
 
-/** A remembered key: what the database said of it, while the credentials stay unchanged. */
+/** A remembered key or session: what the database said of it, while the credentials stay unchanged. */
 interface Remembered {
   hash: string;
   principal: Principal;
   lastUsed: number;
   version: number;
+  /** Sessions: when it ends at the latest, and whether the account requires two-factor. */
+  expiresAt?: number;
+  requireTwoFactor?: boolean;
+}
+
+/** Whether a request may change something: any method but GET and HEAD, and GET routes with a `write` scope. */
+export function mayChange(request: FastifyRequest): boolean {
+  if (request.method !== 'GET' && request.method !== 'HEAD') return true;
+  return request.routeOptions.config?.scope?.endsWith('.write') === true;
+}
+
+/** Adds an entry to a bounded map, dropping the oldest when full. */
+function remember<K>(map: Map<K, Remembered>, key: K, entry: Remembered): void {
+  if (map.size >= MAX_REMEMBERED) map.delete(map.keys().next().value!);
+  map.set(key, entry);
 }
 
 /**
- * Checks the `PublicKey` and `SecretKey` headers on every non-public route, sets `request.userId`
- * and `request.principal`, and refuses a caller without the route's scope (403). A missing header
- * is a 401 naming it; a wrong pair, an unknown or revoked key or a disabled account is one 401 text
- * for all, so a caller cannot tell which part was wrong. A key's first request sets its
- * `last_used_at`; later ones move it at most once a minute.
+ * Authenticates every non-public route, sets `request.userId` and `request.principal`, and
+ * refuses a caller without the route's scope (403).
+ *
+ * Keys: the `PublicKey` and `SecretKey` headers. A missing header is a 401 naming it; a wrong pair,
+ * an unknown or revoked key or a disabled account is one 401 text for all, so a caller cannot tell
+ * which part was wrong. A key's first request sets its `last_used_at`; later ones move it at most
+ * once a minute.
+ *
+ * Sessions: without key headers, the `campaign_session` cookie of a signed-in person, with the
+ * person's role. A request that may change something must carry the session's CSRF token in
+ * `X-CSRF-Token`. A session ends 12 hours unused or 7 days after sign-in (the app clock);
+ * `last_seen_at` moves at most once a minute.
  */
-export function registerAuth(app: FastifyInstance, deps: { database: Database; clock: Clock }, keys: KeyLookup): void {
-  const { database, clock } = deps;
+export function registerAuth(
+  app: FastifyInstance,
+  deps: { database: Database; clock: Clock; appSecret: string },
+  keys: KeyLookup,
+  sessions: SessionLookup,
+): void {
+  const { database, clock, appSecret } = deps;
   app.decorateRequest('userId', 0);
   app.decorateRequest('principal', null);
 
@@ -134,7 +213,11 @@ export function registerAuth(app: FastifyInstance, deps: { database: Database; c
   // (a revocation, new scopes, a disabled account, by this process or another) moves
   // `database.version`, so a stale entry is not used; without a version nothing is kept.
   const remembered = new Map<string, Remembered>();
-  app.decorate('forgetCredentials', () => remembered.clear());
+  const rememberedSessions = new Map<number, Remembered>();
+  app.decorate('forgetCredentials', () => {
+    remembered.clear();
+    rememberedSessions.clear();
+  });
 
   async function byKey(publicKey: string, secretKey: string): Promise<Principal> {
     const given = hashSecret(secretKey);
@@ -152,10 +235,7 @@ export function registerAuth(app: FastifyInstance, deps: { database: Database; c
         lastUsed: key.last_used_at ? Date.parse(key.last_used_at) : -Infinity,
         version: version ?? 0,
       };
-      if (version !== undefined) {
-        if (remembered.size >= MAX_REMEMBERED) remembered.delete(remembered.keys().next().value!);
-        remembered.set(publicKey, entry);
-      }
+      if (version !== undefined) remember(remembered, publicKey, entry);
     }
     const now = clock.now();
     if (now.getTime() - entry.lastUsed >= LAST_USED_EVERY_MS) {
@@ -165,11 +245,66 @@ export function registerAuth(app: FastifyInstance, deps: { database: Database; c
     return entry.principal;
   }
 
+  /** The session a cookie names, while it lasts; null for a malformed cookie, an ended or expired session. */
+  async function bySession(cookie: string): Promise<Remembered | null> {
+    const token = splitToken(cookie);
+    if (!token) return null;
+    const given = hashSecret(token.secret);
+    const version = database.version?.();
+    const known = version === undefined ? undefined : rememberedSessions.get(token.id);
+    let entry: Remembered;
+    if (known && known.version === version && sameHash(given, known.hash)) entry = known;
+    else {
+      const row = await sessions.find(token.id);
+      const match = sameHash(given, row?.secret_hash ?? NO_HASH);
+      if (!row || !match || row.disabled) return null;
+      const role = row.role as Role;
+      entry = {
+        hash: row.secret_hash,
+        principal: {
+          account: row.user_id,
+          actor: { type: 'user', id: row.person_id, name: row.email },
+          grant: ROLE_GRANTS[role] ?? grantOf([]),
+          session: { id: row.id, role, twoFactor: Boolean(row.two_factor) },
+        },
+        lastUsed: Date.parse(row.last_seen_at),
+        version: version ?? 0,
+        expiresAt: Date.parse(row.expires_at),
+        requireTwoFactor: Boolean(row.require_two_factor),
+      };
+      if (version !== undefined) remember(rememberedSessions, token.id, entry);
+    }
+    const now = clock.now().getTime();
+    if (now >= entry.expiresAt! || now - entry.lastUsed >= SESSION_IDLE_MS) {
+      rememberedSessions.delete(token.id);
+      await sessions.end(token.id);
+      return null;
+    }
+    if (now - entry.lastUsed >= LAST_USED_EVERY_MS) {
+      entry.lastUsed = now;
+      await sessions.touch(token.id, new Date(now));
+    }
+    return entry;
+  }
+
   app.addHook('onRequest', async (request) => {
     const config = request.routeOptions.config;
     if (config?.public || !request.routeOptions.url) return;
     const publicKey = header(request, 'publickey');
     const secretKey = header(request, 'secretkey');
+    const cookie = request.cookies?.[SESSION_COOKIE];
+    if (config.sessionOnly || (!publicKey && !secretKey && cookie)) {
+      if (!cookie) throw new AppError(401, NOT_SIGNED_IN);
+      const entry = await bySession(cookie);
+      if (!entry) throw new AppError(401, SESSION_ENDED);
+      if (mayChange(request) && !validCsrf(appSecret, cookie, request.headers[CSRF_HEADER])) throw new AppError(403, INVALID_CSRF);
+      const principal = entry.principal;
+      if (entry.requireTwoFactor && !principal.session!.twoFactor && !config.beforeTwoFactor) throw new AppError(403, TWO_FACTOR_REQUIRED);
+      request.userId = principal.account;
+      request.principal = principal;
+      if (!config.sessionOnly) enforceScope(principal, config.scope);
+      return;
+    }
     if (!publicKey || !secretKey) {
       const errors: Record<string, string[]> = {};
       if (!publicKey) errors.PublicKey = ['The public key field is required.'];

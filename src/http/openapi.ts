@@ -222,9 +222,21 @@ function documentScope(s: Record<string, unknown>, scope: RouteScope | undefined
   if (scope === 'none') return;
   const forbidden = {
     ...FailedText,
-    description: `The key or person lacks the scope \`${scope}\`: \`This key is not allowed to ${scope}.\` (for a person: \`You are not allowed to ${scope}.\`).`,
+    description: `The key or person lacks the scope \`${scope}\`: \`This key is not allowed to ${scope}.\` (for a person: \`You are not allowed to ${scope}.\`). ${SESSION_403}`,
   };
   s.response = { ...(s.response as object), 403: forbidden };
+}
+
+/** The 403 a request by session can get before its scope is looked at. */
+const SESSION_403 =
+  'By session: `Invalid CSRF token` (a request that is not GET or HEAD without the session’s `X-CSRF-Token`), or, in an ' +
+  'account that requires two-factor authentication, for a person without it.';
+
+/** A route of the signed-in person themselves: the session cookie, never keys, and its 403s. */
+function documentSessionOnly(s: Record<string, unknown>): void {
+  s.security = [{ Session: [] }];
+  s['x-auth'] = 'session';
+  s.response = { ...(s.response as object), 403: { ...FailedText, description: SESSION_403 } };
 }
 
 /**
@@ -239,6 +251,7 @@ function documentRoute({ schema, url, route }: { schema: RouteOptions['schema'];
     s.consumes ??= ['multipart/form-data'];
   } else if (s.body && !s.consumes) s.consumes = FORM_TYPES;
   if (route.config?.public) s.security = [];
+  else if (route.config?.sessionOnly) documentSessionOnly(s);
   else {
     documentScope(s, route.config?.scope);
     if ((Array.isArray(route.method) ? route.method : [route.method]).includes('POST')) documentIdempotency(s, route.config?.secretFields);
@@ -273,9 +286,17 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
         securitySchemes: {
           PublicKey: { type: 'apiKey', in: 'header', name: 'PublicKey', description: "The account's public key (`pk_…`)." },
           SecretKey: { type: 'apiKey', in: 'header', name: 'SecretKey', description: "The account's secret key (`sk_…`); keep it secret." },
+          Session: {
+            type: 'apiKey',
+            in: 'cookie',
+            name: 'campaign_session',
+            description:
+              'A person signed in (`POST /session/sign-in`), instead of the keys, with the rights of their role; every request that ' +
+              'is not GET or HEAD also carries the session’s `X-CSRF-Token`.',
+          },
         },
       },
-      security: [{ PublicKey: [], SecretKey: [] }],
+      security: [{ PublicKey: [], SecretKey: [] }, { Session: [] }],
       tags: TAGS.map(({ name, description }) => ({ name, description })),
     },
     transform: documentRoute,

@@ -24,7 +24,13 @@ const PUBLIC = [
   '/subscribe/{id}',
   '/subscribe/confirm/{token}',
   '/app',
+  '/session/sign-in',
+  '/session/accept-invite',
+  '/session/forgot',
+  '/session/reset',
 ];
+/** Routes of the signed-in person themselves: a session, never keys. */
+const SESSION_ONLY = ['/session', '/session/sign-out', '/me/2fa/setup', '/me/2fa/enable', '/me/2fa/disable', '/me/password'];
 const FORM_TYPES = ['application/x-www-form-urlencoded', 'multipart/form-data', 'application/json'];
 
 /**
@@ -76,7 +82,7 @@ describe('the OpenAPI document', () => {
     assert.deepEqual([...documented].sort(), [...routes].sort());
   });
 
-  it('names the key headers as security schemes, required everywhere but on public routes', () => {
+  it('names the key headers and the session cookie as security schemes, required everywhere but on public routes', () => {
     assert.deepEqual(doc.components.securitySchemes.PublicKey, {
       type: 'apiKey',
       in: 'header',
@@ -84,10 +90,13 @@ describe('the OpenAPI document', () => {
       description: doc.components.securitySchemes.PublicKey.description,
     });
     assert.equal(doc.components.securitySchemes.SecretKey.name, 'SecretKey');
-    assert.deepEqual(doc.security, [{ PublicKey: [], SecretKey: [] }]);
+    assert.equal(doc.components.securitySchemes.Session.in, 'cookie');
+    assert.equal(doc.components.securitySchemes.Session.name, 'campaign_session');
+    assert.deepEqual(doc.security, [{ PublicKey: [], SecretKey: [] }, { Session: [] }]);
     for (const [path, ops] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
       for (const [method, op] of Object.entries(ops)) {
         if (PUBLIC.includes(path)) assert.deepEqual(op.security, [], `${method} ${path}`);
+        else if (SESSION_ONLY.includes(path)) assert.deepEqual(op.security, [{ Session: [] }], `${method} ${path}`);
         else assert.equal(op.security, undefined, `${method} ${path} must inherit the key requirement`);
       }
     }

@@ -1,5 +1,13 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { mayChange } from '../../http/auth.js';
 import { insertAuditEntry } from './audit.queries.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The route writes its own audit entry (an event such as `session.sign_out`), so the request's is not written. */
+    ownAudit?: boolean;
+  }
+}
 
 /** Fields that name the record a request acts on, in the order they are looked for. */
 const TARGET_FIELDS = [
@@ -48,12 +56,6 @@ function targetOf(request: FastifyRequest, payload: unknown): string | null {
   return null;
 }
 
-/** Whether a request may have changed something: any method but GET and HEAD, and the GET routes that change state. */
-function changes(request: FastifyRequest): boolean {
-  if (request.method !== 'GET' && request.method !== 'HEAD') return true;
-  return request.routeOptions.config.scope?.endsWith('.write') === true;
-}
-
 /**
  * Writes one audit entry for every authenticated request that may change something, whatever its
  * answer (a refused one too): who (the key or person), `<METHOD> <path>` (the route's path, never
@@ -65,7 +67,7 @@ export function registerAuditLog(app: FastifyInstance): void {
   const { deps } = app;
   app.addHook('onSend', async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
     const principal = request.principal;
-    if (!principal || !request.routeOptions.url || !changes(request)) return payload;
+    if (!principal || !request.routeOptions.url || request.routeOptions.config.ownAudit || !mayChange(request)) return payload;
     try {
       await insertAuditEntry(deps.database.db, {
         userId: principal.account,

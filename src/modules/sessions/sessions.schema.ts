@@ -1,0 +1,34 @@
+import { Type, type TSchema } from '@sinclair/typebox';
+import { Email, responses, Success } from '../../http/schemas.js';
+import { UserShape } from '../users/users.schema.js';
+import { MAX_PASSWORD } from './passwords.js';
+
+/** `POST /session/sign-in`. */
+export const SignInBody = Type.Object({
+  email: Email,
+  password: Type.String({ minLength: 1, maxLength: MAX_PASSWORD }),
+  code: Type.Optional(
+    Type.String({ maxLength: 64, description: 'When two-factor authentication is on: the code of the app, or a recovery code.' }),
+  ),
+});
+
+/** The answer of a session: the person, and the token to send as `X-CSRF-Token` with every change. */
+export const SessionAnswer = Success(
+  Type.Object({
+    user: UserShape,
+    csrf_token: Type.String({
+      description: 'Send it as the `X-CSRF-Token` header with every request by this session that is not GET or HEAD.',
+    }),
+  }),
+  'The signed-in person and the session’s CSRF token.',
+);
+
+const failedText = (description: string) => Type.Object({ status: Type.Literal('failed'), errors: Type.String() }, { description });
+
+/** The answers of a public route of people and sessions: its success, field errors and the failures named. */
+export function publicResponses<S extends TSchema>(success: S, named: Record<number, string> = {}) {
+  const out: Record<number, TSchema | undefined> = { ...responses(success, 422) };
+  delete out[401];
+  for (const [code, description] of Object.entries(named)) out[Number(code)] = failedText(description);
+  return out;
+}

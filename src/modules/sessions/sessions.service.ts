@@ -1,0 +1,167 @@
+import type { AppDeps } from '../../deps.js';
+import { SESSION_IDLE_MS, SESSION_MAX_MS, type Principal } from '../../http/auth.js';
+import { csrfToken } from '../../http/csrf.js';
+import { AppError } from '../../http/errors.js';
+import { joinToken, newSecret, splitToken } from '../../http/secret-tokens.js';
+import type { ScheduledTask } from '../../jobs/scheduler.lane.js';
+import { hashSecret, sameHash } from '../../util/secrets.js';
+import { isoMicros } from '../../util/time.js';
+import { insertAuditEntry } from '../audit/audit.queries.js';
+import { emailKey, personByEmail, personById, updatePerson } from '../users/users.queries.js';
+import { toUser, type PersonRow, type User } from '../users/users.schema.js';
+import { personActor, type RequestMeta } from '../users/users.service.js';
+import { verifyPassword } from './passwords.js';
+import {
+  clearFailures,
+  deleteEndedSessions,
+  deleteFailuresBefore,
+  endSession,
+  findSession,
+  insertFailure,
+  insertSession,
+  latestFailures,
+} from './sessions.queries.js';
+
+export const WRONG_CREDENTIALS = 'Invalid email or password';
+
+/** Failed sign-ins of one address that lock it… */
+const MAX_FAILURES = 10;
+/** …when they fall within this window, for this long after the last of them. */
+const FAILURE_WINDOW_MS = 15 * 60 * 1000;
+
+/** A session begun: the cookie's value, and what the answer shows. */
+export interface SignedIn {
+  cookie: string;
+  user: User;
+  csrf_token: string;
+}
+
+/**
+ * When the address may try again: 10 failures within 15 minutes lock it for 15 minutes after the
+ * tenth (failures are not counted while it is locked). Null when it is not locked.
+ */
+async function lockedUntil(deps: AppDeps, key: string, now: Date): Promise<Date | null> {
+  const times = await latestFailures(deps.database.db, key, MAX_FAILURES);
+  if (times.length < MAX_FAILURES) return null;
+  const newest = Date.parse(times[0]);
+  if (newest - Date.parse(times[MAX_FAILURES - 1]) > FAILURE_WINDOW_MS) return null;
+  const until = newest + FAILURE_WINDOW_MS;
+  return now.getTime() < until ? new Date(until) : null;
+}
+
+/** A failed sign-in: counted for the address, and written to the person's audit log when there is one. */
+async function failed(
+  deps: AppDeps,
+  key: string,
+  person: PersonRow | undefined,
+  text: string,
+  meta: RequestMeta,
+  now: Date,
+): Promise<never> {
+  await insertFailure(deps.database.db, key, now);
+  if (person)
+    await insertAuditEntry(deps.database.db, {
+      userId: person.user_id,
+      actor: personActor(person),
+      action: 'session.sign_in_failed',
+      target: String(person.id),
+      status: 401,
+      ip: meta.ip,
+      userAgent: meta.userAgent,
+      at: now,
+    });
+  throw new AppError(401, text);
+}
+
+/** The answer of a session: the person and the session's CSRF token. */
+export function sessionAnswer(deps: AppDeps, person: PersonRow, cookie: string): { user: User; csrf_token: string } {
+  return { user: toUser(person), csrf_token: csrfToken(deps.config.appSecret, cookie) };
+}
+
+/**
+ * Signs a person in by address and password: a new session (a new id whatever cookie came with
+ * the request, whose session, if any, ends), its cookie value and CSRF token. A wrong address and a
+ * wrong password get the same answer, after the same work (the hash runs for unknown addresses
+ * too). 10 failures for one address within 15 minutes: 429 for that address for 15 minutes.
+ */
+export async function signIn(
+  deps: AppDeps,
+  input: { email: string; password: string; code?: string },
+  presented: string | undefined,
+  meta: RequestMeta,
+): Promise<SignedIn> {
+  const now = deps.clock.now();
+  const key = emailKey(input.email);
+  const until = await lockedUntil(deps, key, now);
+  if (until) {
+    const seconds = Math.ceil((until.getTime() - now.getTime()) / 1000);
+    throw new AppError(429, `Too many failed sign-ins for this email: retry in ${Math.ceil(seconds / 60)} minutes.`, {
+      'Retry-After': String(seconds),
+    });
+  }
+  const person = await personByEmail(deps.database.db, input.email);
+  const usable = person && person.password_hash !== null ? person : undefined;
+  const account =
+    usable && (await deps.database.db.selectFrom('accounts').select('disabled').where('id', '=', usable.user_id).executeTakeFirst());
+  const match = await verifyPassword(input.password, usable?.password_hash ?? null);
+  if (!usable || !match || !account || account.disabled) return failed(deps, key, usable, WRONG_CREDENTIALS, meta, now);
+
+  const secret = newSecret();
+  const cookie = await deps.database.db.transaction().execute(async (trx) => {
+    // A cookie brought to the sign-in names no session afterwards: the session it named ends.
+    const old = splitToken(presented);
+    if (old) {
+      const row = await findSession(trx, old.id);
+      if (row && sameHash(hashSecret(old.secret), row.secret_hash)) await endSession(trx, row.id);
+    }
+    const id = await insertSession(trx, usable.user_id, usable.id, hashSecret(secret), now, new Date(now.getTime() + SESSION_MAX_MS));
+    await updatePerson(trx, usable.id, { last_sign_in_at: isoMicros(now) }, now);
+    await clearFailures(trx, key);
+    await insertAuditEntry(trx, {
+      userId: usable.user_id,
+      actor: personActor(usable),
+      action: 'session.sign_in',
+      target: String(usable.id),
+      status: 200,
+      ip: meta.ip,
+      userAgent: meta.userAgent,
+      at: now,
+    });
+    return joinToken(id, secret);
+  });
+  const fresh = (await personById(deps.database.db, usable.id))!;
+  return { cookie, ...sessionAnswer(deps, fresh, cookie) };
+}
+
+/** The signed-in person of a request (a session route: there is one). */
+export async function currentPerson(deps: AppDeps, principal: Principal): Promise<PersonRow> {
+  const person = await personById(deps.database.db, principal.actor.id);
+  if (!person) throw new AppError(401, 'Not signed in');
+  return person;
+}
+
+/** Ends the request's session. */
+export async function signOut(deps: AppDeps, principal: Principal, meta: RequestMeta): Promise<void> {
+  const now = deps.clock.now();
+  await deps.database.db.transaction().execute(async (trx) => {
+    await endSession(trx, principal.session!.id);
+    await insertAuditEntry(trx, {
+      userId: principal.account,
+      actor: principal.actor,
+      action: 'session.sign_out',
+      target: String(principal.actor.id),
+      status: 200,
+      ip: meta.ip,
+      userAgent: meta.userAgent,
+      at: now,
+    });
+  });
+}
+
+/** Deletes the sessions that ended by time and the failed sign-ins that no longer count. */
+export const sessionCleanupTask: ScheduledTask = {
+  name: 'delete ended sessions and old failed sign-ins',
+  run: async (deps, now) =>
+    (await deleteEndedSessions(deps.database.db, now, SESSION_IDLE_MS)) +
+    (await deleteFailuresBefore(deps.database.db, new Date(now.getTime() - FAILURE_WINDOW_MS))),
+};

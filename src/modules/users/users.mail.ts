@@ -1,0 +1,103 @@
+/**
+ * The mail that carries a one-time link to a person (an invitation, a password reset), as a kind of
+ * the queue of its own (`access`). Its payload is sealed with the app secret: the link in it is as
+ * good as a password until used, and the database keeps only the hash of its token otherwise.
+ */
+import type { Config } from '../../config.js';
+import type { Db } from '../../db/index.js';
+import { escapeHtml } from '../../delivery/placeholders.js';
+import type { MailMessage } from '../../delivery/transport.js';
+import { systemFrom } from '../../delivery/transports.js';
+import { wakeWorkers } from '../../queue/queue.queries.js';
+import type { MailKind } from '../../queue/queue.types.js';
+import { seal, unseal } from '../../util/seal.js';
+import { isoMicros } from '../../util/time.js';
+import { systemMailKind } from '../notifications/notifications.mail.js';
+
+const KIND = 'access';
+const SEAL_PURPOSE = 'access-mail';
+
+/** Queues `message` sealed, in the caller's transaction: it exists exactly when the link's row does. */
+export async function enqueueAccessMail(
+  db: Db,
+  config: Pick<Config, 'appSecret'>,
+  userId: number,
+  message: MailMessage,
+  now: Date,
+): Promise<void> {
+  const at = isoMicros(now);
+  await db
+    .insertInto('mail_messages')
+    .values({
+      user_id: userId,
+      kind: KIND,
+      email: message.to,
+      email_key: message.to.trim().toLowerCase(),
+      payload: seal(config.appSecret, SEAL_PURPOSE, JSON.stringify(message)),
+      next_attempt_at: at,
+      created_at: at,
+      updated_at: at,
+    })
+    .execute();
+  await wakeWorkers(db);
+}
+
+/** The access mail as a kind of the queue: unsealed at sending, then sent as the service's own mail is. */
+export const accessMailKind: MailKind = {
+  name: KIND,
+  source: null,
+  render: (deps, rows) =>
+    systemMailKind.render(
+      deps,
+      rows.map((row) => ({ ...row, payload: row.payload === null ? null : unseal(deps.config.appSecret, SEAL_PURPOSE, row.payload) })),
+    ),
+};
+
+function mail(
+  config: Pick<Config, 'dkim' | 'publicUrl'>,
+  to: string,
+  subject: string,
+  lines: string[],
+  link: string,
+  action: string,
+): MailMessage {
+  const text = [...lines, '', link].join('\n');
+  const html = lines.map((l) => `<p>${escapeHtml(l)}</p>`).join('') + `<p><a href="${escapeHtml(link)}">${escapeHtml(action)}</a></p>`;
+  return { from: systemFrom(config), to, subject, text, html };
+}
+
+/** The invitation: where to set a name and a password, valid 7 days, once. */
+export function invitationMail(
+  config: Pick<Config, 'dkim' | 'publicUrl'>,
+  to: string,
+  accountName: string,
+  role: string,
+  link: string,
+): MailMessage {
+  return mail(
+    config,
+    to,
+    `You are invited to ${accountName}`,
+    [
+      `You are invited to the account "${accountName}" as ${role === 'admin' ? 'an' : 'a'} ${role}.`,
+      'Open this link to set your name and password. It works once, for 7 days.',
+    ],
+    link,
+    'Accept the invitation',
+  );
+}
+
+/** The reset link, valid 1 hour, once. */
+export function resetMail(config: Pick<Config, 'dkim' | 'publicUrl'>, to: string, link: string): MailMessage {
+  return mail(
+    config,
+    to,
+    'Reset your password',
+    [
+      'Someone asked to reset the password of this address. Open this link to choose a new one. It works once, for 1 hour.',
+      'If it was not you, ignore this mail: your password stays as it is.',
+    ],
+    link,
+    'Choose a new password',
+  );
+}
