@@ -1,14 +1,12 @@
 /**
  * Group commit for bounce intake: items (events and their waiting callers) are written in
- * batches, each a transaction, so concurrent reports share one. How a batch gathers depends on
- * the engine:
- *
- * - SQLite's writes do not yield (the process waits for each statement), so a batch that starts
- *   early takes one item and holds up the reading of the others: a batch starts once no report is
- *   still being read (`gate`), or after a short wait when reading never pauses.
- * - PostgreSQL's writes wait on the network: a batch starts at once, the items that arrive while
- *   it waits for the server go in the next one, and a few batches may be written at the same time
- *   (`parallel`), each on its own connection, so the process parses while the server writes.
+ * batches, each a transaction, so concurrent reports share one. A batch starts once no report is
+ * still being read (every report being parsed has handed over its events: `gate`), or after a
+ * short wait when reading never pauses; the items that arrive while a batch is being written go
+ * in the next one. Fewer, larger batches cost fewer statements per event: what counts on SQLite,
+ * whose writes hold the process, and on PostgreSQL, where each statement is a round trip. On
+ * PostgreSQL a second batch may be written while one waits for the server (`parallel`), each on
+ * its own connection.
  */
 
 /** What intake hands the queue: items to write, and the reports still being read. */

@@ -108,11 +108,11 @@ interface Planned extends Waiting {
   address: AccountAddress | null;
 }
 
-/** The longest an event waits for the reports being read before its batch starts anyway (SQLite). */
+/** The longest an event waits for the reports being read before its batch starts anyway. */
 const MAX_WAIT_MS = 10;
 
 /** The most intake batches written at the same time on PostgreSQL (each on its own connection). */
-const PARALLEL_BATCHES = 3;
+const PARALLEL_BATCHES = 2;
 
 /** The intake queue of each database (so of each app and its tests). */
 const queues = new WeakMap<object, Batcher<Waiting>>();
@@ -121,11 +121,12 @@ const queues = new WeakMap<object, Batcher<Waiting>>();
 function queueOf(deps: AppDeps): Batcher<Waiting> {
   let queue = queues.get(deps.database);
   if (!queue) {
+    // SQLite has one connection: one batch at a time.
     const sqlite = deps.database.engine === 'sqlite';
     queue = batcher<Waiting>((batch) => takeInBatch(deps, batch), {
       max: MAX_INTAKE_BATCH,
       parallel: sqlite ? 1 : PARALLEL_BATCHES,
-      gate: sqlite,
+      gate: true,
       maxWaitMs: MAX_WAIT_MS,
     });
     queues.set(deps.database, queue);
@@ -134,9 +135,9 @@ function queueOf(deps: AppDeps): Batcher<Waiting> {
 }
 
 /**
- * Says a report is being read (raw mail being parsed): on SQLite the next batch waits for its
- * events (at most MAX_WAIT_MS), so the reports that arrive together share a transaction. Call the
- * function returned once its events are handed to `takeInEvent`, or when it has none.
+ * Says a report is being read (raw mail being parsed): the next batch waits for its events (at
+ * most MAX_WAIT_MS), so the reports that arrive together share a transaction. Call the function
+ * returned once its events are handed to `takeInEvent`, or when it has none.
  */
 export function expectEvents(deps: AppDeps): () => void {
   return queueOf(deps).expect();

@@ -10,7 +10,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/index.js';
 import type { EventType } from '../events/outbox.js';
-import { recordSoftBounce, suppressAddress } from '../suppression/suppression.writes.js';
+import { recordSoftBounce, suppressAddress, suppressAddresses } from '../suppression/suppression.writes.js';
 import { isoMicros } from '../util/time.js';
 import type {
   BouncedEvent,
@@ -95,12 +95,19 @@ const bounced: Transition<BouncedEvent> = {
         .where('state', '=', after === 'accept' ? 'sent' : 'bounced')
         .returning([...eventColumns(kinds), 'sent_at'])
         .execute();
+      // The hard bounces' addresses go on the list in one statement, before any soft bounce after them (the order of the ids).
+      let hard: Array<{ address: (typeof rows)[number]; detail: string | null }> = [];
       for (const message of rows.sort((a, b) => Number(a.id) - Number(b.id))) {
         const { event, index } = first.get(Number(message.id))!;
-        if (event.bounce === 'hard') await suppressAddress(trx, message, 'hard_bounce', event.detail, now);
-        else await recordSoftBounce(trx, message, message.id, event.detail, now);
+        if (event.bounce === 'hard') hard.push({ address: message, detail: event.detail });
+        else {
+          await suppressAddresses(trx, hard, 'hard_bounce', now);
+          hard = [];
+          await recordSoftBounce(trx, message, message.id, event.detail, now);
+        }
         counted.push({ index, event, message });
       }
+      await suppressAddresses(trx, hard, 'hard_bounce', now);
     }
     return counted;
   },

@@ -57,6 +57,33 @@ export async function suppressAddress(
 }
 
 /**
+ * `suppressAddress` for several addresses in one statement (the hard bounces of one batch): each
+ * goes on its account's list with its detail unless it is there already; an address named twice
+ * keeps the first detail.
+ */
+export async function suppressAddresses(
+  trx: Db,
+  entries: ReadonlyArray<{ address: AccountAddress; detail: string | null }>,
+  reason: SuppressionReason,
+  now: Date,
+): Promise<void> {
+  const seen = new Set<string>();
+  const rows = entries.flatMap(({ address, detail }) => {
+    const key = `${address.user_id}\0${address.email_key}`;
+    if (seen.has(key)) return [];
+    seen.add(key);
+    const row = { user_id: address.user_id, email_key: address.email_key, email: address.email, reason, created_at: isoMicros(now) };
+    return [{ ...row, detail: detail === null ? null : detail.slice(0, 1000) }];
+  });
+  if (rows.length === 0) return;
+  await trx
+    .insertInto('suppressions')
+    .values(rows)
+    .onConflict((oc) => oc.columns(['user_id', 'email_key']).doNothing())
+    .execute();
+}
+
+/**
  * Records one soft bounce of the address (of message `mailMessageId`, or of none) and suppresses
  * the address (reason `soft_bounces`) once it has SOFT_THRESHOLD soft bounces within
  * SOFT_WINDOW_MS up to `now`. The address is locked first (`lockAccountAddress`), so two
