@@ -14,6 +14,7 @@ import { registerIdempotency } from './http/idempotency.js';
 import { keyLookup } from './modules/keys/keys.queries.js';
 import { sessionLookup } from './modules/sessions/sessions.queries.js';
 import { sessionRoutes } from './modules/sessions/sessions.routes.js';
+import { meRoutes } from './modules/sessions/me.routes.js';
 import { userRoutes } from './modules/users/users.routes.js';
 import { keyRoutes } from './modules/keys/keys.routes.js';
 import { auditRoutes } from './modules/audit/audit.routes.js';
@@ -164,5 +165,6 @@ export async function buildApp(deps: AppInput): Promise<App> {
   await app.register(auditRoutes);
   await app.register(userRoutes);
   await app.register(sessionRoutes);
+  await app.register(meRoutes);
   return app;
 }

@@ -251,9 +251,9 @@ function documentRoute({ schema, url, route }: { schema: RouteOptions['schema'];
     s.consumes ??= ['multipart/form-data'];
   } else if (s.body && !s.consumes) s.consumes = FORM_TYPES;
   if (route.config?.public) s.security = [];
-  else if (route.config?.sessionOnly) documentSessionOnly(s);
   else {
-    documentScope(s, route.config?.scope);
+    if (route.config?.sessionOnly) documentSessionOnly(s);
+    else documentScope(s, route.config?.scope);
     if ((Array.isArray(route.method) ? route.method : [route.method]).includes('POST')) documentIdempotency(s, route.config?.secretFields);
   }
   if (!s.tags) {

@@ -69,6 +69,7 @@ describe('the sunset policy page in chromium', { skip: skipWithoutChromium }, ()
       sunset_enabled: 1,
       sunset_days: 180,
       sunset_min_messages: 5,
+      require_two_factor: 0,
     });
     const listed = (await t.a.get('/suppressions')).body.message.suppressions as Array<{ email: string; reason: string }>;
     assert.deepEqual(listed.map((x) => `${x.email} ${x.reason}`).sort(), ['quiet1@example.com inactive', 'quiet2@example.com inactive']);

@@ -4,7 +4,7 @@ import { OkText, responses } from '../../http/schemas.js';
 import { SettingsAnswer, SunsetPreviewAnswer, SunsetPreviewQuery, UpdateSettingsBody } from './accounts.settings.schema.js';
 import { getSettings, sunsetPreview, updateSettings } from './accounts.settings.js';
 
-/** `/account/settings`, `/account/settings/update`, `/account/sunset-preview`: the account's settings (the sunset policy). */
+/** `/account/settings`, `/account/settings/update`, `/account/sunset-preview`: the account's settings (the sunset policy, two-factor required). */
 export const accountSettingsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { deps } = app;
 
@@ -23,13 +23,15 @@ export const accountSettingsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         description:
           'Changes the settings given and keeps the others. Saving the sunset policy updates the suppression list at once: ' +
           'switched on, the inactive addresses are listed in `GET /suppressions` (reason `inactive`) and no longer get sends or ' +
-          'automation emails; switched off, they leave it.',
+          'automation emails; switched off, they leave it. `require_two_factor` only an owner (or a `full` key) may change (403 ' +
+          'otherwise); once on, people without two-factor authentication can only set it up.',
         body: UpdateSettingsBody,
         response: responses(OkText, 422),
       },
     },
     async (req) => {
-      await updateSettings(deps, req.userId, req.body);
+      await updateSettings(deps, req.principal!, req.body);
+      app.forgetCredentials();
       return ok('Updated Successfully');
     },
   );

@@ -24,6 +24,13 @@ export const UpdateSettingsBody = Type.Object({
   ),
   sunset_days: Type.Optional(SunsetDays),
   sunset_min_messages: Type.Optional(SunsetMinMessages),
+  require_two_factor: Type.Optional(
+    Int({
+      minimum: 0,
+      maximum: 1,
+      description: '1 keeps people without two-factor authentication out of everything but setting it up; owners (and `full` keys) only.',
+    }),
+  ),
 });
 export type UpdateSettingsInput = Static<typeof UpdateSettingsBody>;
 
@@ -40,6 +47,7 @@ export const SettingsShape = Type.Object(
     sunset_enabled: Type.Integer({ minimum: 0, maximum: 1, description: '1: the sunset policy is on.' }),
     sunset_days: Type.Integer({ ...DAYS, description: "Days without a person's open or click after which an address is inactive." }),
     sunset_min_messages: Type.Integer({ ...MIN, description: 'Messages an address must have received before it can be inactive.' }),
+    require_two_factor: Type.Integer({ minimum: 0, maximum: 1, description: '1: people without two-factor authentication are kept out.' }),
   },
   { description: 'The account settings (the defaults until saved).' },
 );

@@ -1,33 +1,48 @@
 /**
- * Account settings: the sunset policy (`sunset_enabled`, `sunset_days`, `sunset_min_messages`).
+ * Account settings: the sunset policy (`sunset_enabled`, `sunset_days`, `sunset_min_messages`)
+ * and whether people must use two-factor authentication (`require_two_factor`, owners only).
  * An account that never saved them has the defaults (off, 180 days, 5 messages). Saving them
  * brings the account's inactive addresses up to date in the same transaction, so the suppression
  * list, and whom the next mail goes to, follow at once.
  */
 import type { AppDeps } from '../../deps.js';
+import type { Db } from '../../db/index.js';
+import type { Principal } from '../../http/auth.js';
+import { AppError } from '../../http/errors.js';
 import { isoMicros } from '../../util/time.js';
 import { previewSunset, readSunsetSettings, type SunsetSettings } from '../../suppression/sunset.rule.js';
 import { sweepSunset } from '../../suppression/sunset.sweep.js';
 import type { Settings, SunsetPreviewInput, UpdateSettingsInput } from './accounts.settings.schema.js';
 
+/** Whether the account keeps people without two-factor authentication out. */
+async function readRequireTwoFactor(db: Db, userId: number): Promise<number> {
+  const row = await db.selectFrom('account_settings').select('require_two_factor').where('user_id', '=', userId).executeTakeFirst();
+  return Number(row?.require_two_factor ?? 0);
+}
+
 /** The account's settings (the defaults when it never saved them). */
 export async function getSettings(deps: AppDeps, userId: number): Promise<Settings> {
-  return readSunsetSettings(deps.database.db, userId);
+  const { db } = deps.database;
+  return { ...(await readSunsetSettings(db, userId)), require_two_factor: await readRequireTwoFactor(db, userId) };
 }
 
 /**
  * Saves the settings given (the others keep their values) and sweeps the account's inactive
  * addresses under the new policy: switched on, they are listed; switched off, they leave the list.
  */
-export async function updateSettings(deps: AppDeps, userId: number, input: UpdateSettingsInput): Promise<void> {
+export async function updateSettings(deps: AppDeps, principal: Principal, input: UpdateSettingsInput): Promise<void> {
+  if (input.require_two_factor !== undefined && !principal.grant.full)
+    throw new AppError(403, 'Only an owner can change require_two_factor.');
+  const userId = principal.account;
   const now = deps.clock.now();
   const at = isoMicros(now);
   await deps.database.db.transaction().execute(async (trx) => {
     const current = await readSunsetSettings(trx, userId);
-    const next: SunsetSettings = {
+    const next: SunsetSettings & { require_two_factor: number } = {
       sunset_enabled: input.sunset_enabled ?? current.sunset_enabled,
       sunset_days: input.sunset_days ?? current.sunset_days,
       sunset_min_messages: input.sunset_min_messages ?? current.sunset_min_messages,
+      require_two_factor: input.require_two_factor ?? (await readRequireTwoFactor(trx, userId)),
     };
     await trx
       .insertInto('account_settings')

@@ -11,6 +11,7 @@ import { emailKey, personByEmail, personById, updatePerson } from '../users/user
 import { toUser, type PersonRow, type User } from '../users/users.schema.js';
 import { personActor, type RequestMeta } from '../users/users.service.js';
 import { verifyPassword } from './passwords.js';
+import { checkSecondFactor } from './two-factor.js';
 import {
   clearFailures,
   deleteEndedSessions,
@@ -105,6 +106,11 @@ export async function signIn(
     usable && (await deps.database.db.selectFrom('accounts').select('disabled').where('id', '=', usable.user_id).executeTakeFirst());
   const match = await verifyPassword(input.password, usable?.password_hash ?? null);
   if (!usable || !match || !account || account.disabled) return failed(deps, key, usable, WRONG_CREDENTIALS, meta, now);
+  if (usable.two_factor_secret) {
+    if (!input.code) throw new AppError(401, 'Two-factor code required');
+    if (!(await checkSecondFactor(deps, deps.database.db, usable, input.code, now)))
+      return failed(deps, key, usable, 'Invalid two-factor code', meta, now);
+  }
 
   const secret = newSecret();
   const cookie = await deps.database.db.transaction().execute(async (trx) => {

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { assertNeedsKeys, fieldErrors } from '../../helpers.js';
 import { setupSends, type SendsContext } from '../single-sends.helpers.js';
 
-const DEFAULTS = { sunset_enabled: 0, sunset_days: 180, sunset_min_messages: 5 };
+const DEFAULTS = { sunset_enabled: 0, sunset_days: 180, sunset_min_messages: 5, require_two_factor: 0 };
 
 describe('account settings', () => {
   let t: SendsContext;
@@ -37,6 +37,7 @@ describe('account settings', () => {
       sunset_enabled: 1,
       sunset_days: 365,
       sunset_min_messages: 12,
+      require_two_factor: 0,
     });
     assert.deepEqual((await t.b.get('/account/settings')).body.message.settings, DEFAULTS);
     r = await t.a.post('/account/settings/update', { sunset_enabled: 0, sunset_days: 30, sunset_min_messages: 1 });
@@ -45,6 +46,7 @@ describe('account settings', () => {
       sunset_enabled: 0,
       sunset_days: 30,
       sunset_min_messages: 1,
+      require_two_factor: 0,
     });
     r = await t.a.post('/account/settings/update', { sunset_days: 1095, sunset_min_messages: 100 });
     assert.equal(r.status, 200);

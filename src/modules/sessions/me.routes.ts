@@ -1,0 +1,92 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { ok } from '../../http/envelope.js';
+import { OkText, responses, Success } from '../../http/schemas.js';
+import { MAX_PASSWORD } from './passwords.js';
+import { NewPassword } from '../users/users.schema.js';
+import { changePassword, disableTwoFactor, enableTwoFactor, setupTwoFactor } from './me.service.js';
+
+const Code = Type.String({ minLength: 1, maxLength: 64, description: 'A code of the authenticator app (6 digits).' });
+const Password = Type.String({ minLength: 1, maxLength: MAX_PASSWORD });
+
+/** `/me/…`: the signed-in person's own password and two-factor authentication (a session only). */
+export const meRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { deps } = app;
+
+  app.post(
+    '/me/2fa/setup',
+    {
+      schema: {
+        summary: 'Set up two-factor authentication',
+        description:
+          'A new TOTP secret (SHA-1, 30 s, 6 digits; unpadded base32) and its `otpauth://` URL for an authenticator app (a QR code). ' +
+          'It counts once a code of it is given to `POST /me/2fa/enable`. 409 when two-factor is on already.',
+        response: responses(
+          Success(Type.Object({ secret: Type.String(), otpauth_url: Type.String() }), 'The secret, shown only in this answer.'),
+          409,
+        ),
+      },
+      config: { sessionOnly: true, beforeTwoFactor: true, secretFields: ['secret', 'otpauth_url'] },
+    },
+    async (req) => ok(await setupTwoFactor(deps, req.principal!)),
+  );
+
+  app.post(
+    '/me/2fa/enable',
+    {
+      schema: {
+        summary: 'Turn two-factor authentication on',
+        description:
+          'With a code of the secret set up. Answers ten recovery codes, shown only this once, each usable once in place of a code.',
+        body: Type.Object({ code: Code }),
+        response: responses(
+          Success(Type.Object({ recovery_codes: Type.Array(Type.String(), { minItems: 10, maxItems: 10 }) }), 'The recovery codes.'),
+          409,
+          422,
+        ),
+      },
+      config: { sessionOnly: true, beforeTwoFactor: true, secretFields: ['recovery_codes'] },
+    },
+    async (req) => {
+      const answer = await enableTwoFactor(deps, req.principal!, req.body.code);
+      app.forgetCredentials();
+      return ok(answer);
+    },
+  );
+
+  app.post(
+    '/me/2fa/disable',
+    {
+      schema: {
+        summary: 'Turn two-factor authentication off',
+        description: 'With the password and a code (or a recovery code).',
+        body: Type.Object({ password: Password, code: Code }),
+        response: responses(OkText, 409, 422),
+      },
+      config: { sessionOnly: true },
+    },
+    async (req) => {
+      await disableTwoFactor(deps, req.principal!, req.body);
+      app.forgetCredentials();
+      return ok('Updated Successfully');
+    },
+  );
+
+  app.post(
+    '/me/password',
+    {
+      schema: {
+        summary: 'Change the password',
+        description: 'With the current one; the new one has at least 12 characters. Every other session of the person ends.',
+        body: Type.Object({ current_password: Password, password: NewPassword }),
+        response: responses(OkText, 422),
+      },
+      config: { sessionOnly: true },
+    },
+    async (req) => {
+      await changePassword(deps, req.principal!, req.body);
+      app.forgetCredentials();
+      return ok('Updated Successfully');
+    },
+  );
+};

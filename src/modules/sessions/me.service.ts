@@ -1,0 +1,77 @@
+import type { AppDeps } from '../../deps.js';
+import type { Principal } from '../../http/auth.js';
+import { Conflict, ValidationError } from '../../http/errors.js';
+import { updatePerson } from '../users/users.queries.js';
+import { hashPassword, verifyPassword } from './passwords.js';
+import { endPersonSessions } from './sessions.queries.js';
+import { currentPerson } from './sessions.service.js';
+import {
+  checkSecondFactor,
+  clearTwoFactor,
+  newRecoveryCodes,
+  newTotpSecret,
+  openTotp,
+  sealTotp,
+  takeStep,
+  totpStep,
+} from './two-factor.js';
+
+const INVALID_CODE = 'The two-factor code is invalid.';
+
+/**
+ * Starts setting up two-factor authentication: a new secret, kept (sealed) until a code of it
+ * enables it. 409 when it is on already.
+ */
+export async function setupTwoFactor(deps: AppDeps, principal: Principal): Promise<{ secret: string; otpauth_url: string }> {
+  const person = await currentPerson(deps, principal);
+  if (person.two_factor_secret) throw new Conflict('Two-factor authentication is already on.');
+  const made = newTotpSecret(person.email);
+  await updatePerson(deps.database.db, person.id, { two_factor_pending: sealTotp(deps, made.secret) }, deps.clock.now());
+  return made;
+}
+
+/** Turns two-factor on with a code of the secret being set up; answers the ten recovery codes, shown this once. */
+export async function enableTwoFactor(deps: AppDeps, principal: Principal, code: string): Promise<{ recovery_codes: string[] }> {
+  const now = deps.clock.now();
+  return deps.database.db.transaction().execute(async (trx) => {
+    const person = await currentPerson({ ...deps, database: { ...deps.database, db: trx } }, principal);
+    if (person.two_factor_secret) throw new Conflict('Two-factor authentication is already on.');
+    const secret = openTotp(deps, person.two_factor_pending);
+    if (!secret) throw new Conflict('Set up two-factor authentication first.');
+    const step = totpStep(secret, code.trim(), now);
+    if (step === null || !(await takeStep(trx, person.id, step))) throw new ValidationError({ code: [INVALID_CODE] });
+    await updatePerson(trx, person.id, { two_factor_secret: person.two_factor_pending, two_factor_pending: null }, now);
+    return { recovery_codes: await newRecoveryCodes(trx, person.id) };
+  });
+}
+
+/** Turns two-factor off, with the password and a code (or a recovery code). */
+export async function disableTwoFactor(deps: AppDeps, principal: Principal, input: { password: string; code: string }): Promise<void> {
+  const now = deps.clock.now();
+  const person = await currentPerson(deps, principal);
+  const passwordOk = await verifyPassword(input.password, person.password_hash);
+  await deps.database.db.transaction().execute(async (trx) => {
+    const errors: Record<string, string[]> = {};
+    if (!passwordOk) errors.password = ['The password is incorrect.'];
+    if (!person.two_factor_secret) throw new Conflict('Two-factor authentication is not on.');
+    if (passwordOk && !(await checkSecondFactor(deps, trx, person, input.code, now))) errors.code = [INVALID_CODE];
+    if (Object.keys(errors).length > 0) throw new ValidationError(errors);
+    await clearTwoFactor(trx, person.id, now);
+  });
+}
+
+/** Changes the password, given the current one; every other session of the person ends. */
+export async function changePassword(
+  deps: AppDeps,
+  principal: Principal,
+  input: { current_password: string; password: string },
+): Promise<void> {
+  const person = await currentPerson(deps, principal);
+  if (!(await verifyPassword(input.current_password, person.password_hash)))
+    throw new ValidationError({ current_password: ['The current password is incorrect.'] });
+  const hash = await hashPassword(input.password);
+  await deps.database.db.transaction().execute(async (trx) => {
+    await updatePerson(trx, person.id, { password_hash: hash }, deps.clock.now());
+    await endPersonSessions(trx, person.id, principal.session!.id);
+  });
+}
