@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ipaddr from 'ipaddr.js';
+import { isEmail } from './util/email.js';
 
 /** The service configuration, parsed once from the environment (variables listed in the README). */
 export interface Config {
@@ -49,6 +50,8 @@ export interface Config {
   readonly machineIpRangesFile: string | null;
   /** Outgoing webhooks may go to loopback, private and link-local addresses (a closed network, tests). */
   readonly webhooksAllowPrivate: boolean;
+  /** At the very first start: the address of the first account's owner, who gets a printed link to set a password; null: none. */
+  readonly ownerEmail: string | null;
   /** The built console served at /app (`npm run build` writes it); not from the environment, tests point it elsewhere. */
   readonly consoleDir: string;
 }
@@ -175,6 +178,14 @@ function appSecretFrom(env: Env, dataDir: string): string {
   return secret;
 }
 
+/** OWNER_EMAIL: an email address, or unset; anything else stops the start with its reason. */
+function ownerEmailFrom(raw: string | undefined): string | null {
+  const value = raw?.trim() ?? '';
+  if (value === '') return null;
+  if (!isEmail(value)) throw new Error(`OWNER_EMAIL must be an email address, got "${value}"`);
+  return value;
+}
+
 /** Builds the frozen configuration from an environment (process.env by default). */
 export function loadConfig(env: Env = process.env, overrides: Partial<Config> = {}): Config {
   const dataDir = resolve(env.DATA_DIR ?? './data');
@@ -210,6 +221,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     sesWebhook: Boolean(env.SES_WEBHOOK) && env.SES_WEBHOOK !== '0',
     machineIpRangesFile: env.MACHINE_IP_RANGES_FILE || null,
     webhooksAllowPrivate: Boolean(env.WEBHOOKS_ALLOW_PRIVATE) && env.WEBHOOKS_ALLOW_PRIVATE !== '0',
+    ownerEmail: ownerEmailFrom(env.OWNER_EMAIL),
     // dist/console of the package, from src/ (tests, tsx) and from dist/ (npm start) alike.
     consoleDir: fileURLToPath(new URL('../dist/console', import.meta.url)),
     ...overrides,

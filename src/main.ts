@@ -33,10 +33,12 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const database = createDb(config.databaseUrl, { server: true });
   await migrateToLatest(database.db);
-  const keys = await bootstrapAccount(database.db);
+  const keys = await bootstrapAccount(database.db, config);
   if (keys) {
     console.log('First start: created an account. Keep these keys; they are shown only once.');
     console.log(JSON.stringify(keys));
+    if (keys.owner_link)
+      console.log(`The owner (${config.ownerEmail}) sets a name and password at this link, once, within 7 days: ${keys.owner_link}`);
   }
   const transport = createTransport(config);
   const app = await buildApp({ config, database, transport, logger: { level: config.logLevel } });

@@ -105,6 +105,34 @@ describe('accounts CLI', () => {
     assert.equal(await status(fresh), 200);
   });
 
+  it('accounts:create --owner-email also prints a one-time link where the owner sets a name and password', async () => {
+    const r = await cli(['accounts:create', '--name', 'Owned', '--owner-email', 'Owner@Example.com'], env);
+    assert.equal(r.code, 0, r.stderr);
+    const lines = r.stdout.split('\n').filter(Boolean);
+    assert.equal(lines.length, 1, r.stdout);
+    const made = JSON.parse(lines[0]);
+    assert.deepEqual(Object.keys(made), ['user_id', 'public_key', 'secret_key', 'owner_link']);
+    assert.match(made.owner_link, /^http:\/\/localhost:3000\/app\/invite\/\d+\.[A-Za-z0-9_-]{43}$/);
+    const token = made.owner_link.split('/').pop();
+    const inject = async (url: string, payload: object) =>
+      (await (await api()).inject({ method: 'POST', url, payload, headers: { 'content-type': 'application/json' } })).json();
+    const password = 'the owner password';
+    assert.deepEqual(await inject('/session/accept-invite', { token, name: 'Owner', password }), {
+      status: 'success',
+      message: 'Accepted Successfully',
+    });
+    assert.deepEqual(await inject('/session/accept-invite', { token, name: 'Owner', password }), {
+      status: 'failed',
+      errors: 'This link is no longer valid',
+    });
+    const signedIn = await inject('/session/sign-in', { email: 'owner@example.com', password });
+    assert.equal(signedIn.message.user.role, 'owner');
+    // The address is taken now: a second account with it is not made at all.
+    const again = await cli(['accounts:create', '--name', 'Twice', '--owner-email', 'owner@example.com'], env);
+    assert.notEqual(again.code, 0);
+    assert.equal(again.stdout, '');
+  });
+
   it('exits non-zero with a message on stderr and nothing on stdout for bad usage', async () => {
     // Each run starts a Node process (~0.7 s), so two at a time and one case per kind of mistake.
     const cases = [
@@ -113,6 +141,7 @@ describe('accounts CLI', () => {
       ['accounts:create', '--bogus', 'x'],
       ['accounts:rotate', '--user-id', 'abc'],
       ['accounts:rotate', '--user-id', '999999'],
+      ['accounts:create', '--name', 'X', '--owner-email', 'not-an-address'],
     ];
     for (let i = 0; i < cases.length; i += 2) {
       const runs = await Promise.all(cases.slice(i, i + 2).map(async (args) => ({ args, r: await cli(args, env) })));
@@ -223,6 +252,36 @@ describe('first start (src/main.ts)', () => {
       await again.text(); // an unread body keeps the connection busy and delays the shutdown
     } finally {
       await second.stop();
+    }
+  });
+
+  it('with OWNER_EMAIL, prints the owner’s one-time link with the keys', async () => {
+    const fresh = await childDatabase(mkdtempSync(join(tmpdir(), 'campaign-owner-')));
+    const dataDir = mkdtempSync(join(tmpdir(), 'campaign-owner-data-'));
+    try {
+      const env: Record<string, string> = { DATA_DIR: dataDir, RATE_LIMIT_PER_MINUTE: '0', OWNER_EMAIL: 'first@example.com' };
+      env.DATABASE_URL = ENGINE === 'postgres' ? fresh.url : '';
+      const server = await start(env);
+      try {
+        const out = server.output();
+        const keys = JSON.parse(out.split('\n').find((l) => l.includes('"public_key"'))!);
+        assert.deepEqual(Object.keys(keys), ['user_id', 'public_key', 'secret_key', 'owner_link']);
+        assert.match(
+          out,
+          /The owner \(first@example\.com\) sets a name and password at this link, once, within 7 days: http:\/\/localhost:\d+\/app\/invite\//,
+        );
+        const accept = await fetch(server.base + '/session/accept-invite', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ token: keys.owner_link.split('/').pop(), name: 'First', password: 'first owner password' }),
+        });
+        assert.deepEqual(await accept.json(), { status: 'success', message: 'Accepted Successfully' });
+      } finally {
+        await server.stop();
+      }
+    } finally {
+      await fresh.drop();
+      rmSync(dataDir, { recursive: true, force: true });
     }
   });
 });

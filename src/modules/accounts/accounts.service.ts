@@ -1,4 +1,6 @@
+import type { Config } from '../../config.js';
 import type { Db } from '../../db/index.js';
+import { inviteFirstOwner } from '../users/users.service.js';
 import { hashSecret } from '../../util/secrets.js';
 import { systemClock } from '../../util/clock.js';
 import { newKeyPair } from './accounts.keys.js';
@@ -61,7 +63,33 @@ export async function rotateAccountKeys(db: Db, userId: number, now: Date = syst
   return done ? { user_id: userId, public_key: publicKey, secret_key: secretKey } : null;
 }
 
-/** On the very first start with no account, creates one so a new user can call the API at once. */
-export async function bootstrapAccount(db: Db): Promise<IssuedKeys | null> {
-  return (await hasAnyAccount(db)) ? null : createAccount(db, 'Default account');
+/** An account's keys, and with a first owner the one-time link where they set their password. */
+export type CreatedAccount = IssuedKeys & { owner_link?: string };
+
+/**
+ * Creates an account (`createAccount`) and, with `ownerEmail`, its first owner: a person invited as
+ * `owner` whose one-time link (valid 7 days) to set a name and password is returned to be printed.
+ * Both or neither: an address that already belongs to a person fails the whole.
+ */
+export async function createAccountWithOwner(
+  db: Db,
+  config: Config,
+  name: string,
+  ownerEmail: string | null,
+  now: Date = systemClock.now(),
+): Promise<CreatedAccount> {
+  if (!ownerEmail) return createAccount(db, name, now);
+  return inTransaction(db, async (trx) => {
+    const keys = await createAccount(trx, name, now);
+    return { ...keys, owner_link: await inviteFirstOwner(trx, config, keys.user_id, ownerEmail, now) };
+  });
+}
+
+/**
+ * On the very first start with no account, creates one so a new user can call the API at once,
+ * with its first owner's link when `OWNER_EMAIL` is set.
+ */
+export async function bootstrapAccount(db: Db, config?: Config): Promise<CreatedAccount | null> {
+  if (await hasAnyAccount(db)) return null;
+  return config ? createAccountWithOwner(db, config, 'Default account', config.ownerEmail) : createAccount(db, 'Default account');
 }
