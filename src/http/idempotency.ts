@@ -94,7 +94,9 @@ export function registerIdempotency(app: FastifyInstance, deps: { database: Data
   const store = keyStore(deps.database, deps.clock);
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
-    if (!methods.includes('POST') || route.config?.public) return;
+    // A signed-in person's own routes (sign-out, password, two-factor) take no key: keys are kept per
+    // account, and another person's answer given again would be wrong.
+    if (!methods.includes('POST') || route.config?.public || route.config?.sessionOnly) return;
     keyed422(route);
     addHook(route, 'preValidation', readKey);
     addHook(route, 'preValidation', (request: FastifyRequest, reply: FastifyReply) => claimOrAnswer(store, request, reply));

@@ -253,8 +253,11 @@ function documentRoute({ schema, url, route }: { schema: RouteOptions['schema'];
   if (route.config?.public) s.security = [];
   else {
     if (route.config?.sessionOnly) documentSessionOnly(s);
-    else documentScope(s, route.config?.scope);
-    if ((Array.isArray(route.method) ? route.method : [route.method]).includes('POST')) documentIdempotency(s, route.config?.secretFields);
+    else {
+      documentScope(s, route.config?.scope);
+      if ((Array.isArray(route.method) ? route.method : [route.method]).includes('POST'))
+        documentIdempotency(s, route.config?.secretFields);
+    }
   }
   if (!s.tags) {
     const tag = tagOf(url);

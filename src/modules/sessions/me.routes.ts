@@ -26,7 +26,7 @@ export const meRoutes: FastifyPluginAsyncTypebox = async (app) => {
           409,
         ),
       },
-      config: { sessionOnly: true, beforeTwoFactor: true, secretFields: ['secret', 'otpauth_url'] },
+      config: { sessionOnly: true, beforeTwoFactor: true },
     },
     async (req) => ok(await setupTwoFactor(deps, req.principal!)),
   );
@@ -45,7 +45,7 @@ export const meRoutes: FastifyPluginAsyncTypebox = async (app) => {
           422,
         ),
       },
-      config: { sessionOnly: true, beforeTwoFactor: true, secretFields: ['recovery_codes'] },
+      config: { sessionOnly: true, beforeTwoFactor: true },
     },
     async (req) => {
       const answer = await enableTwoFactor(deps, req.principal!, req.body.code);
