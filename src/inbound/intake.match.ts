@@ -6,7 +6,12 @@
 import type { AppDeps } from '../deps.js';
 import { trackingLinks } from '../delivery/tracking.js';
 import { bareMessageId } from '../util/email.js';
-import type { InboundEvent } from './intake.js';
+
+/** What of an event names its message: a VERP address or token, and the original Message-ID. */
+export interface MessageNaming {
+  verp?: string | null;
+  messageId?: string | null;
+}
 
 /** The message an event names, as matching needs it. */
 export interface NamedMessage {
@@ -32,7 +37,7 @@ interface Names {
 /** Ours end in `.<row id>@<host>`: a copy whose case was changed on the way still names its row. */
 const EMBEDDED_ID = /\.(\d{1,15})@[^@]+$/;
 
-function namesOf(event: InboundEvent, links: ReturnType<typeof trackingLinks>): Names {
+function namesOf(event: MessageNaming, links: ReturnType<typeof trackingLinks>): Names {
   const verpId = event.verp ? (links.readVerpAddress(event.verp) ?? links.readVerpToken(event.verp.trim())) : null;
   const bare = event.messageId ? bareMessageId(event.messageId) : null;
   const usable = bare && bare.length <= 998 ? bare : null;
@@ -48,7 +53,7 @@ const named = (row: MessageRow): NamedMessage => ({ id: Number(row.id), user_id:
  * `Message-ID` (stored without angle brackets; compared with or without them, and
  * case-insensitively through the row id it carries when a relay changed its case).
  */
-export async function findNamedMessages(deps: AppDeps, events: readonly InboundEvent[]): Promise<Array<NamedMessage | undefined>> {
+export async function findNamedMessages(deps: AppDeps, events: readonly MessageNaming[]): Promise<Array<NamedMessage | undefined>> {
   const { db } = deps.database;
   const links = trackingLinks(deps.config);
   const names = events.map((e) => namesOf(e, links));
