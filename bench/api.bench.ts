@@ -6,6 +6,8 @@
  * the second size), BENCH_DURATION (s), BENCH_RUNS, BENCH_CONNECTIONS, BENCH_ENGINES
  * (sqlite,postgres), BENCH_RATE_LIMIT=0 to skip the rate-limited pass, BENCH_ONLY=memory|load to
  * run one half, BENCH_ONLY=create for the creates alone (with and without `Idempotency-Key`).
+ * Details is also measured through a person's session (the cookie instead of the keys) and through
+ * a key with scopes (`contacts.read`) instead of the `full` Default key; sign-in's time is printed.
  */
 import http from 'node:http';
 import { availableParallelism } from 'node:os';
@@ -13,6 +15,12 @@ import { benchDatabase, pgReachable, seedAccount, seedContacts, type Engine } fr
 import { runLoad, type LoadResult } from './lib/load.js';
 import { fmt, fmtBytes, median, memoryOf, printFigure, resetPeakRss, sampleMemory, timed } from './lib/measure.js';
 import { startServer, type BenchServer } from './lib/server.js';
+import type { Config } from '../src/config.js';
+import type { Db } from '../src/db/index.js';
+import { newKeyPair } from '../src/modules/accounts/accounts.keys.js';
+import { insertKey } from '../src/modules/keys/keys.queries.js';
+import { inviteFirstOwner } from '../src/modules/users/users.service.js';
+import { hashSecret } from '../src/util/secrets.js';
 
 const N = Number(process.env.BENCH_CONTACTS ?? 100_000);
 const LARGE = Number(process.env.BENCH_LARGE ?? 1_000_000);
@@ -28,12 +36,16 @@ const TARGET = 0.5; // details ≥ 50% of the bare route's requests/s (the issue
 const PAGE_TARGET = 0.8; // a list page with its total ≥ 80% of the same page without it
 const GROWTH_TARGET = 0.8; // the page (÷ bare) at LARGE contacts ≥ 80% of its figure at N
 const KEYED_TARGET = 0.8; // a create with an Idempotency-Key ≥ 80% of the same create without
+const SESSION_TARGET = 0.9; // details through a session ≥ 90% of details through keys
+const SCOPED_TARGET = 0.95; // details through a key with scopes ≥ 95% of details through the full key
 const PAGE = '?page=1&per_page=50';
 
 interface Target {
   name: string;
   path: string | (() => string);
   auth: boolean;
+  /** Headers of its own instead of the account's keys (a session cookie, another key). */
+  headers?: Record<string, string>;
   /** A POST per request (see runLoad). */
   post?: () => { body: string; headers?: Record<string, string> };
 }
@@ -124,7 +136,14 @@ async function measureFullList(
 /** `RUNS` rounds of every target in turn (interleaved, so drift hits all alike); per target: the runs. */
 async function measureTargets(server: BenchServer, targets: Target[], headers: Record<string, string>): Promise<Map<string, LoadResult[]>> {
   const load = (t: Target, duration: number) =>
-    runLoad({ url: server.url, path: t.path, post: t.post, headers: t.auth ? headers : undefined, connections: CONNECTIONS, duration });
+    runLoad({
+      url: server.url,
+      path: t.path,
+      post: t.post,
+      headers: t.headers ?? (t.auth ? headers : undefined),
+      connections: CONNECTIONS,
+      duration,
+    });
   for (const t of targets) await load(t, Math.min(3, DURATION)); // warm-up: JIT, caches, pool
   const results = new Map(targets.map((t) => [t.name, [] as LoadResult[]]));
   for (let r = 0; r < RUNS; r++) {
@@ -168,6 +187,21 @@ function report(title: string, results: Map<string, LoadResult[]>): Map<string, 
     const check = name === 'details' ? `  (target ≥ ${TARGET.toFixed(2)} ${f.ratio >= TARGET ? 'met' : 'MISSED'})` : '';
     console.log(`  ${name} ÷ bare, round by round: ${rounds}; median ${f.ratio.toFixed(2)}${check}`);
   }
+  const details = results.get('details');
+  for (const [name, target, what] of [
+    ['session', SESSION_TARGET, 'details through a session'],
+    ['scoped', SCOPED_TARGET, 'details through a key with scopes'],
+  ] as const) {
+    const runs = results.get(name);
+    if (!runs || !details) continue;
+    const perRound = runs.map((r, i) => r.rps / details[i].rps);
+    const ratio = median(perRound);
+    figures.set(`${name}÷details`, { rps: NaN, p99: NaN, ratio });
+    console.log(
+      `  ${name} ÷ details (${what} ÷ through the full key), round by round: ${perRound.map((r) => r.toFixed(2)).join(' ')}; ` +
+        `median ${ratio.toFixed(2)}  (target ≥ ${target.toFixed(2)} ${ratio >= target ? 'met' : 'MISSED'})`,
+    );
+  }
   const create = results.get('create');
   const keyed = results.get('keyed');
   if (create && keyed) {
@@ -193,7 +227,43 @@ function report(title: string, results: Map<string, LoadResult[]>): Map<string, 
   return figures;
 }
 
+/** A key of the account with scopes (`contacts.read` only): the headers that authenticate as it. */
+async function scopedKey(db: Db, userId: number): Promise<Record<string, string>> {
+  const { publicKey, secretKey } = newKeyPair();
+  const scopes = JSON.stringify(['contacts.read']);
+  await insertKey(db, userId, { name: 'Scoped', publicKey, secretHash: hashSecret(secretKey), scopes, createdBy: null }, new Date());
+  return { publickey: publicKey, secretkey: secretKey };
+}
+
+/**
+ * An owner of the account, invited and accepted through the server, then signed in `times` times:
+ * the session cookie of the last sign-in, and each sign-in's time (the password hash dominates it).
+ */
+async function signedIn(db: Db, server: BenchServer, userId: number, times: number): Promise<{ cookie: string; ms: number[] }> {
+  const email = `owner.${Date.now()}@example.com`;
+  const password = 'a long bench password';
+  const link = await inviteFirstOwner(db, { publicUrl: server.url } as Config, userId, email, new Date());
+  const post = (path: string, body: object) =>
+    fetch(server.url + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const accepted = await post('/session/accept-invite', { token: link.split('/').pop(), name: 'Bench', password });
+  if (!accepted.ok) throw new Error(`accept-invite: ${accepted.status} ${await accepted.text()}`);
+  const ms: number[] = [];
+  let cookie = '';
+  for (let i = 0; i < times; i++) {
+    const { ms: took, result } = await timed(() => post('/session/sign-in', { email, password }));
+    if (!result.ok) throw new Error(`sign-in: ${result.status} ${await result.text()}`);
+    await result.text();
+    ms.push(took);
+    cookie = result.headers
+      .getSetCookie()
+      .find((c) => c.startsWith('campaign_session='))!
+      .split(';')[0];
+  }
+  return { cookie, ms };
+}
+
 /** One line per engine for the closing tables (bench/README.md keeps the latest). */
+const people: string[] = [];
 const summary: string[] = [];
 const creates: string[] = [];
 const pages: string[] = [];
@@ -224,6 +294,21 @@ async function benchEngine(engine: Engine): Promise<void> {
 
     const server = await startServer({ cpu: PIN_CPU, env: { DATABASE_URL: bdb.url, BENCH_BARE_ROUTE: '1', RATE_LIMIT_PER_MINUTE: '0' } });
     servers.push(server);
+    const session = await signedIn(bdb.db, server, account.user_id, 5);
+    console.log(
+      `sign-in (POST /session/sign-in, scrypt N=2^15 r=8 p=3): ${session.ms.map((m) => fmt(m)).join(', ')} ms; median ${fmt(median(session.ms))} ms`,
+    );
+    targets.splice(
+      2,
+      0,
+      { name: 'session', path: () => `/contacts/details?contact_id=${randomId()}`, auth: true, headers: { cookie: session.cookie } },
+      {
+        name: 'scoped',
+        path: () => `/contacts/details?contact_id=${randomId()}`,
+        auth: true,
+        headers: await scopedKey(bdb.db, account.user_id),
+      },
+    );
     const memory = ONLY === 'load' || ONLY === 'create' ? null : await measureFullList(server, account.headers);
     let off = new Map<string, Figure>();
     let on = new Map<string, Figure>();
@@ -243,6 +328,12 @@ async function benchEngine(engine: Engine): Promise<void> {
         on = report(`${engine}, rate limit on (never tripped)`, await measureTargets(limited, targets.slice(0, 2), account.headers));
         await limited.stop();
       }
+    }
+    if (off.get('session÷details')) {
+      people.push(
+        `| ${engine} | ${cell(off.get('details'), off.get('bare'))} | ${cell(off.get('session'), off.get('bare'))} | ${off.get('session÷details')!.ratio.toFixed(2)} | ` +
+          `${cell(off.get('scoped'), off.get('bare'))} | ${off.get('scoped÷details')!.ratio.toFixed(2)} | ${fmt(median(session.ms))} ms |`,
+      );
     }
     if (off.get('keyed÷create')) {
       creates.push(
@@ -295,6 +386,14 @@ async function main(): Promise<void> {
   );
   console.log('|---|---|---|---|---|---|---|');
   for (const line of summary) console.log(line);
+  if (people.length) {
+    console.log('\nGET /contacts/details through the full key, a session and a key with scopes (÷ bare, same run); sign-in time:');
+    console.log(
+      '| engine | full key (÷ bare, p99) | session (÷ bare, p99) | session ÷ key | scoped key (÷ bare, p99) | scoped ÷ full | sign-in (median) |',
+    );
+    console.log('|---|---|---|---|---|---|---|');
+    for (const line of people) console.log(line);
+  }
   if (creates.length) {
     console.log('\nPOST /contacts-type/add, without and with an Idempotency-Key (÷ bare, same run):');
     console.log('| engine | create req/s (÷ bare, p99) | keyed create req/s (÷ bare, p99) | keyed ÷ create |');
