@@ -4,25 +4,10 @@ import { AppError } from './errors.js';
 import type { Database } from '../db/index.js';
 import type { Clock } from '../util/clock.js';
 import { hashSecret, sameHash } from '../util/secrets.js';
-import { allows, grantOf, knownScope, ROLE_GRANTS, type Grant, type Role, type RouteScope, type Scope } from './scopes.js';
+import { grantOf, ROLE_GRANTS, type Role, type RouteScope } from './scopes.js';
+import { enforceScope, keyGrant, mayChange, type Actor, type Principal } from './principal.js';
 import { CSRF_HEADER, validCsrf } from './csrf.js';
 import { splitToken } from './secret-tokens.js';
-
-/** Who makes a request: a key of the account, or a person signed in. */
-export interface Actor {
-  type: 'key' | 'user';
-  id: number;
-  name: string;
-}
-
-/** The authenticated caller: its account (every query is scoped by it), who it is and what it may do. */
-export interface Principal {
-  account: number;
-  actor: Actor;
-  grant: Grant;
-  /** A person signed in: their session and role. */
-  session?: { id: number; role: Role; twoFactor: boolean };
-}
 
 /** What authentication needs of a key, found by its public key. */
 export interface KeyRecord {
@@ -131,35 +116,6 @@ function header(request: FastifyRequest, name: string): string | undefined {
   return s && s.trim() !== '' ? s.trim() : undefined;
 }
 
-/** A key's stored scopes as a grant; anything unreadable grants nothing. */
-export function keyGrant(stored: string): Grant {
-  if (stored === 'full') return grantOf('full');
-  try {
-    const list = JSON.parse(stored) as unknown;
-    return grantOf(Array.isArray(list) ? list.filter((s): s is Scope => typeof s === 'string' && knownScope(s)) : []);
-  } catch {
-    return grantOf([]);
-  }
-}
-
-/** The 403 of a caller without the route's scope. */
-export function notAllowed(actor: Actor, scope: string): AppError {
-  return new AppError(403, `${actor.type === 'key' ? 'This key is' : 'You are'} not allowed to ${scope}.`);
-}
-
-/**
- * Refuses a principal without the route's scope: a declared scope must be held; `none` lets any
- * caller in; a route that declares nothing is open to `full` callers only.
- */
-export function enforceScope(principal: Principal, scope: RouteScope | undefined): void {
-  if (scope === 'none') return;
-  if (scope === undefined) {
-    if (!principal.grant.full) throw notAllowed(principal.actor, 'use this route');
-    return;
-  }
-  if (!allows(principal.grant, scope)) throw notAllowed(principal.actor, scope);
-}
-
 /** A remembered key or session: what the database said of it, while the credentials stay unchanged. */
 interface Remembered {
   hash: string;
@@ -169,12 +125,6 @@ interface Remembered {
   /** Sessions: when it ends at the latest, and whether the account requires two-factor. */
   expiresAt?: number;
   requireTwoFactor?: boolean;
-}
-
-/** Whether a request may change something: any method but GET and HEAD, and GET routes with a `write` scope. */
-export function mayChange(request: FastifyRequest): boolean {
-  if (request.method !== 'GET' && request.method !== 'HEAD') return true;
-  return request.routeOptions.config?.scope?.endsWith('.write') === true;
 }
 
 /** Adds an entry to a bounded map, dropping the oldest when full. */
@@ -219,24 +169,38 @@ export function registerAuth(
     rememberedSessions.clear();
   });
 
-  async function byKey(publicKey: string, secretKey: string): Promise<Principal> {
-    const given = hashSecret(secretKey);
+  /**
+   * The entry remembered under `id` when its hash matches the given secret's and nothing changed
+   * since; else the one `load` reads (null: no such credential, or one that does not match). The
+   * hashes are compared in constant time, against a hash no secret has when there is nothing to
+   * compare with, so an unknown id costs what a wrong secret costs.
+   */
+  async function recall<K>(
+    map: Map<K, Remembered>,
+    id: K,
+    secret: string,
+    load: () => Promise<Omit<Remembered, 'version'> | null>,
+  ): Promise<Remembered | null> {
+    const given = hashSecret(secret);
     const version = database.version?.();
-    const known = version === undefined ? undefined : remembered.get(publicKey);
-    let entry: Remembered;
-    if (known && known.version === version && sameHash(given, known.hash)) entry = known;
-    else {
+    const known = version === undefined ? undefined : map.get(id);
+    if (known && known.version === version && sameHash(given, known.hash)) return known;
+    const loaded = await load();
+    if (!sameHash(given, loaded?.hash ?? NO_HASH) || !loaded) return null;
+    const entry = { ...loaded, version: version ?? 0 };
+    if (version !== undefined) remember(map, id, entry);
+    return entry;
+  }
+
+  async function byKey(publicKey: string, secretKey: string): Promise<Principal> {
+    const entry = await recall(remembered, publicKey, secretKey, async () => {
       const key = await keys.find(publicKey);
-      const match = sameHash(given, key?.secret_hash ?? NO_HASH);
-      if (!key || !match || key.disabled) throw new AppError(401, INVALID_CREDENTIALS);
-      entry = {
-        hash: key.secret_hash,
-        principal: { account: key.user_id, actor: { type: 'key', id: key.id, name: key.name }, grant: keyGrant(key.scopes) },
-        lastUsed: key.last_used_at ? Date.parse(key.last_used_at) : -Infinity,
-        version: version ?? 0,
-      };
-      if (version !== undefined) remember(remembered, publicKey, entry);
-    }
+      if (!key || key.disabled) return null;
+      const actor: Actor = { type: 'key', id: key.id, name: key.name };
+      const lastUsed = key.last_used_at ? Date.parse(key.last_used_at) : -Infinity;
+      return { hash: key.secret_hash, principal: { account: key.user_id, actor, grant: keyGrant(key.scopes) }, lastUsed };
+    });
+    if (!entry) throw new AppError(401, INVALID_CREDENTIALS);
     const now = clock.now();
     if (now.getTime() - entry.lastUsed >= LAST_USED_EVERY_MS) {
       entry.lastUsed = now.getTime();
@@ -249,31 +213,21 @@ export function registerAuth(
   async function bySession(cookie: string): Promise<Remembered | null> {
     const token = splitToken(cookie);
     if (!token) return null;
-    const given = hashSecret(token.secret);
-    const version = database.version?.();
-    const known = version === undefined ? undefined : rememberedSessions.get(token.id);
-    let entry: Remembered;
-    if (known && known.version === version && sameHash(given, known.hash)) entry = known;
-    else {
+    const entry = await recall(rememberedSessions, token.id, token.secret, async () => {
       const row = await sessions.find(token.id);
-      const match = sameHash(given, row?.secret_hash ?? NO_HASH);
-      if (!row || !match || row.disabled) return null;
+      if (!row || row.disabled) return null;
       const role = row.role as Role;
-      entry = {
+      const actor: Actor = { type: 'user', id: row.person_id, name: row.email };
+      const session = { id: row.id, role, twoFactor: Boolean(row.two_factor) };
+      return {
         hash: row.secret_hash,
-        principal: {
-          account: row.user_id,
-          actor: { type: 'user', id: row.person_id, name: row.email },
-          grant: ROLE_GRANTS[role] ?? grantOf([]),
-          session: { id: row.id, role, twoFactor: Boolean(row.two_factor) },
-        },
+        principal: { account: row.user_id, actor, grant: ROLE_GRANTS[role] ?? grantOf([]), session },
         lastUsed: Date.parse(row.last_seen_at),
-        version: version ?? 0,
         expiresAt: Date.parse(row.expires_at),
         requireTwoFactor: Boolean(row.require_two_factor),
       };
-      if (version !== undefined) remember(rememberedSessions, token.id, entry);
-    }
+    });
+    if (!entry) return null;
     const now = clock.now().getTime();
     if (now >= entry.expiresAt! || now - entry.lastUsed >= SESSION_IDLE_MS) {
       rememberedSessions.delete(token.id);

@@ -7,7 +7,7 @@
  */
 import type { AppDeps } from '../../deps.js';
 import type { Db } from '../../db/index.js';
-import type { Principal } from '../../http/auth.js';
+import type { Principal } from '../../http/principal.js';
 import { AppError } from '../../http/errors.js';
 import { isoMicros } from '../../util/time.js';
 import { previewSunset, readSunsetSettings, type SunsetSettings } from '../../suppression/sunset.rule.js';

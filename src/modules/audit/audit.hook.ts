@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { mayChange } from '../../http/auth.js';
+import { mayChange } from '../../http/principal.js';
 import { insertAuditEntry } from './audit.queries.js';
 
 declare module 'fastify' {

@@ -1,7 +1,7 @@
 import type { SelectQueryBuilder } from 'kysely';
 import type { Db } from '../../db/index.js';
 import type { DB } from '../../db/types.js';
-import type { Actor } from '../../http/auth.js';
+import type { Actor } from '../../http/principal.js';
 import { isoMicros } from '../../util/time.js';
 import type { AuditRow } from './audit.schema.js';
 

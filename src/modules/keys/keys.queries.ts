@@ -1,6 +1,7 @@
 import type { CompiledQuery } from 'kysely';
 import type { Database, Db } from '../../db/index.js';
-import type { Actor, KeyLookup, KeyRecord } from '../../http/auth.js';
+import type { KeyLookup, KeyRecord } from '../../http/auth.js';
+import type { Actor } from '../../http/principal.js';
 import { isoMicros } from '../../util/time.js';
 import type { KeyRow } from './keys.schema.js';
 

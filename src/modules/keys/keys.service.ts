@@ -1,5 +1,5 @@
 import type { AppDeps } from '../../deps.js';
-import { notAllowed, type Principal } from '../../http/auth.js';
+import { notAllowed, type Principal } from '../../http/principal.js';
 import { NotFound, Rnf, ValidationError } from '../../http/errors.js';
 import type { ListSource } from '../../http/list.js';
 import { covers, grantOf, knownScope, type Grant, type Scope } from '../../http/scopes.js';

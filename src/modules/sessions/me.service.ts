@@ -1,5 +1,5 @@
 import type { AppDeps } from '../../deps.js';
-import type { Principal } from '../../http/auth.js';
+import type { Principal } from '../../http/principal.js';
 import { Conflict, ValidationError } from '../../http/errors.js';
 import { updatePerson } from '../users/users.queries.js';
 import { hashPassword, verifyPassword } from './passwords.js';

@@ -1,5 +1,6 @@
 import type { AppDeps } from '../../deps.js';
-import { SESSION_IDLE_MS, SESSION_MAX_MS, type Principal } from '../../http/auth.js';
+import { SESSION_IDLE_MS, SESSION_MAX_MS } from '../../http/auth.js';
+import type { Principal } from '../../http/principal.js';
 import { csrfToken } from '../../http/csrf.js';
 import { AppError } from '../../http/errors.js';
 import { joinToken, newSecret, splitToken } from '../../http/secret-tokens.js';

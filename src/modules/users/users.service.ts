@@ -2,7 +2,7 @@ import type { Config } from '../../config.js';
 import type { AppDeps } from '../../deps.js';
 import type { Db } from '../../db/index.js';
 import { isUniqueViolation } from '../../db/dialect.js';
-import type { Actor, Principal } from '../../http/auth.js';
+import type { Actor, Principal } from '../../http/principal.js';
 import { AppError, Conflict, NotFound, Rnf, ValidationError } from '../../http/errors.js';
 import type { ListSource } from '../../http/list.js';
 import type { Role } from '../../http/scopes.js';
