@@ -266,10 +266,30 @@ function documentRoute({ schema, url, route }: { schema: RouteOptions['schema'];
   return { schema: s, url };
 }
 
+/** A tag's name as a path segment: `Single sends` → `single-sends`. */
+const tagSlug = (name: string) => name.toLowerCase().replace(/[^a-z0-9]+/g, '-');
+
+interface OpenApiDocument {
+  tags?: Array<{ name: string }>;
+  paths?: Record<string, Record<string, { tags?: string[] }>>;
+  [key: string]: unknown;
+}
+
+/** The document with only the operations of `tag` (and that tag), everything else as it is. */
+function documentOfTag(doc: OpenApiDocument, tag: string): OpenApiDocument {
+  const paths: NonNullable<OpenApiDocument['paths']> = {};
+  for (const [path, item] of Object.entries(doc.paths ?? {})) {
+    const ops = Object.entries(item).filter(([, op]) => op.tags?.includes(tag));
+    if (ops.length > 0) paths[path] = Object.fromEntries(ops);
+  }
+  return { ...doc, tags: doc.tags?.filter((t) => t.name === tag), paths };
+}
+
 /**
  * The OpenAPI 3.1 document at `GET /openapi.json`, generated from the route schemas (the ones
  * that validate requests and serialise responses, so it cannot drift from the code), and a
- * browsable reference at `/docs` (Swagger UI, served from its npm package: no CDN). Both public.
+ * browsable reference at `/docs` (Swagger UI, served from its npm package: no CDN), one tag at a
+ * time (`/docs/tags/<tag>`). All public.
  * Register before the routes: the generator collects them as they are added.
  */
 export async function registerOpenApi(app: FastifyInstance): Promise<void> {
@@ -337,9 +357,22 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
         };
       }
     });
+    // One document per tag, chosen in the page's top bar: Swagger UI draws a whole document at
+    // once, and the full one (over a hundred operations) stalled it after a few operations.
+    docs.get('/docs/tags/:slug', { schema: { hide: true } }, async (request, reply) => {
+      const tag = TAGS.find((t) => tagSlug(t.name) === (request.params as { slug: string }).slug);
+      if (!tag) return reply.code(404).send({ status: 'failed', errors: 'Route not found' });
+      return documentOfTag(app.swagger() as OpenApiDocument, tag.name);
+    });
     await docs.register(swaggerUi, {
       routePrefix: '/docs',
-      uiConfig: { deepLinking: true },
+      uiConfig: {
+        deepLinking: true,
+        // The first shown: Operations (health, metrics), then the tags in the document's order.
+        urls: [...TAGS]
+          .sort((a, b) => Number(b.name === 'Operations') - Number(a.name === 'Operations'))
+          .map((t) => ({ name: t.name, url: `/docs/tags/${tagSlug(t.name)}` })),
+      },
     });
   });
 }
