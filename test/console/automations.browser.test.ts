@@ -203,7 +203,9 @@ describe('the console: automations', { skip: skipWithoutChromium }, () => {
     await page.getByRole('link', { name: '← Automations' }).press('Enter');
     await page.getByRole('heading', { level: 1, name: 'Automations' }).waitFor();
     const row = page.getByRole('row', { name: /Onboarding v2/ });
-    // The clicks are read from each automation's statistics after the list.
+    // The clicks are read from each automation's statistics after the list (the row first: an
+    // empty table has no '…' either).
+    await row.waitFor();
     await page.waitForFunction(() => !document.querySelector('main tbody')?.textContent?.includes('…'));
     assert.match(
       await row.innerText(),
