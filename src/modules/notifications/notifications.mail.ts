@@ -15,17 +15,24 @@ const KIND = 'system';
  * Queues a fully rendered mail of the service itself (a sender verification link, an event
  * notification): a row in the caller's transaction, so the mail exists exactly when the change
  * that causes it is committed. `db` is the transaction (or the handle, for a change of one row).
+ * `stored` replaces the kind and payload (the access mail keeps its payload sealed).
  */
-export async function enqueueSystemMail(db: Db, userId: number, message: MailMessage, now: Date): Promise<void> {
+export async function enqueueSystemMail(
+  db: Db,
+  userId: number,
+  message: MailMessage,
+  now: Date,
+  stored: { kind: string; payload: string } = { kind: KIND, payload: JSON.stringify(message) },
+): Promise<void> {
   const at = isoMicros(now);
   await db
     .insertInto('mail_messages')
     .values({
       user_id: userId,
-      kind: KIND,
+      kind: stored.kind,
       email: message.to,
       email_key: message.to.trim().toLowerCase(),
-      payload: JSON.stringify(message),
+      payload: stored.payload,
       next_attempt_at: at,
       created_at: at,
       updated_at: at,

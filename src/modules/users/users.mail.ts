@@ -8,11 +8,9 @@ import type { Db } from '../../db/index.js';
 import { escapeHtml } from '../../delivery/placeholders.js';
 import type { MailMessage } from '../../delivery/transport.js';
 import { systemFrom } from '../../delivery/transports.js';
-import { wakeWorkers } from '../../queue/queue.queries.js';
 import type { MailKind } from '../../queue/queue.types.js';
 import { seal, unseal } from '../../util/seal.js';
-import { isoMicros } from '../../util/time.js';
-import { systemMailKind } from '../notifications/notifications.mail.js';
+import { enqueueSystemMail, systemMailKind } from '../notifications/notifications.mail.js';
 
 const KIND = 'access';
 const SEAL_PURPOSE = 'access-mail';
@@ -25,21 +23,8 @@ export async function enqueueAccessMail(
   message: MailMessage,
   now: Date,
 ): Promise<void> {
-  const at = isoMicros(now);
-  await db
-    .insertInto('mail_messages')
-    .values({
-      user_id: userId,
-      kind: KIND,
-      email: message.to,
-      email_key: message.to.trim().toLowerCase(),
-      payload: seal(config.appSecret, SEAL_PURPOSE, JSON.stringify(message)),
-      next_attempt_at: at,
-      created_at: at,
-      updated_at: at,
-    })
-    .execute();
-  await wakeWorkers(db);
+  const payload = seal(config.appSecret, SEAL_PURPOSE, JSON.stringify(message));
+  await enqueueSystemMail(db, userId, message, now, { kind: KIND, payload });
 }
 
 /** The access mail as a kind of the queue: unsealed at sending, then sent as the service's own mail is. */
