@@ -4,7 +4,7 @@ import { AppError } from './errors.js';
 import type { Database } from '../db/index.js';
 import type { Clock } from '../util/clock.js';
 import { hashSecret, sameHash } from '../util/secrets.js';
-import { grantOf, ROLE_GRANTS, type Role, type RouteScope } from './scopes.js';
+import { grantOf, ROLE_GRANTS, within, type Role, type RouteScope } from './scopes.js';
 import { enforceScope, keyGrant, mayChange, type Actor, type Principal } from './principal.js';
 import { CSRF_HEADER, validCsrf } from './csrf.js';
 import { splitToken } from './secret-tokens.js';
@@ -20,6 +20,10 @@ export interface KeyRecord {
   last_used_at: string | null;
   /** The account's `disabled` flag. */
   disabled: number;
+  /** Who made the key: `user` (a person), `key`, or null (the command line). */
+  created_by_type: string | null;
+  /** The role today of the person who made it; null when that person has been removed (or a key or the command line made it). */
+  creator_role: string | null;
 }
 
 /** How auth reads and marks keys (the keys module's queries, handed over by `app.ts`). */
@@ -46,6 +50,10 @@ export interface SessionRecord {
   require_two_factor: number;
   /** The account's `disabled` flag. */
   disabled: number;
+  /** Who made the key: `user` (a person), `key`, or null (the command line). */
+  created_by_type: string | null;
+  /** The role today of the person who made it; null when that person has been removed (or a key or the command line made it). */
+  creator_role: string | null;
 }
 
 /** How auth reads, marks and ends sessions (the sessions module's queries, handed over by `app.ts`). */
@@ -196,9 +204,16 @@ export function registerAuth(
     const entry = await recall(remembered, publicKey, secretKey, async () => {
       const key = await keys.find(publicKey);
       if (!key || key.disabled) return null;
+      // A person's key never holds more than that person does today: a demotion narrows it, a
+      // removal ends it.
+      const madeByPerson = key.created_by_type === 'user';
+      if (madeByPerson && key.creator_role === null) return null;
+      const grant = madeByPerson
+        ? within(keyGrant(key.scopes), ROLE_GRANTS[key.creator_role as Role] ?? grantOf([]))
+        : keyGrant(key.scopes);
       const actor: Actor = { type: 'key', id: key.id, name: key.name };
       const lastUsed = key.last_used_at ? Date.parse(key.last_used_at) : -Infinity;
-      return { hash: key.secret_hash, principal: { account: key.user_id, actor, grant: keyGrant(key.scopes) }, lastUsed };
+      return { hash: key.secret_hash, principal: { account: key.user_id, actor, grant }, lastUsed };
     });
     if (!entry) throw new AppError(401, INVALID_CREDENTIALS);
     const now = clock.now();

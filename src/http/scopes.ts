@@ -79,6 +79,11 @@ export function allows(grant: Grant, needed: Scope): boolean {
   return grant.scopes.has(needed);
 }
 
+/** What `grant` holds that `limit` holds too: a key made by a person is bounded by that person's role today. */
+export function within(grant: Grant, limit: Grant): Grant {
+  return { full: grant.full && limit.full, scopes: new Set([...grant.scopes].filter((s) => limit.scopes.has(s))) };
+}
+
 /** Whether `grant` holds everything `other` would (a key never gets more than its maker holds). */
 export function covers(grant: Grant, other: Grant): boolean {
   if (other.full) return grant.full;

@@ -1,4 +1,4 @@
-import type { CompiledQuery } from 'kysely';
+import { sql, type CompiledQuery } from 'kysely';
 import type { Database, Db } from '../../db/index.js';
 import type { KeyLookup, KeyRecord } from '../../http/auth.js';
 import type { Actor } from '../../http/principal.js';
@@ -14,7 +14,20 @@ export function keyLookup(database: Database): KeyLookup {
   const query = database.db
     .selectFrom('api_keys as k')
     .innerJoin('accounts as a', 'a.id', 'k.user_id')
-    .select(['k.id', 'k.user_id', 'k.name', 'k.secret_hash', 'k.scopes', 'k.last_used_at', 'a.disabled'])
+    .leftJoin('people as p', (j) =>
+      j.onRef('p.id', '=', 'k.created_by_id').onRef('p.user_id', '=', 'k.user_id').on('k.created_by_type', '=', sql.lit('user')),
+    )
+    .select([
+      'k.id',
+      'k.user_id',
+      'k.name',
+      'k.secret_hash',
+      'k.scopes',
+      'k.last_used_at',
+      'a.disabled',
+      'k.created_by_type',
+      'p.role as creator_role',
+    ])
     .where('k.public_key', '=', '')
     .compile() as CompiledQuery<KeyRecord>;
   return {

@@ -10,6 +10,7 @@ import { rotateAccountKeys } from '../../../src/modules/accounts/accounts.servic
 import type { TestClock } from '../../../src/util/clock.js';
 import { Client, freshDatabase, setup, type TestContext } from '../../helpers.js';
 import { keyClient, keyRefused } from './keys.helpers.js';
+import { person } from '../sessions/sessions.helpers.js';
 
 const INVALID = { status: 'failed', errors: 'Invalid API credentials' };
 
@@ -131,6 +132,23 @@ describe('API keys', () => {
     assert.deepEqual(widen.body, keyRefused('audit.read'));
     // A full key may make full keys.
     assert.equal((await t.a.request('POST', '/keys/create', { json: { name: 'full', scopes: ['full'] } })).status, 200);
+  });
+
+  it("bounds a person's key by that person's role today: a demotion narrows it, a removal ends it", async () => {
+    const admin = await person(t, 'admin');
+    const made = await admin.request('POST', '/keys/create', { json: { name: 'Admin key', scopes: ['contacts.write', 'webhooks.write'] } });
+    assert.equal(made.status, 200, made.text);
+    const k = new Client(t.a.app, { user_id: t.a.keys!.user_id, ...made.body.message });
+    assert.equal((await k.get('/webhooks/endpoints')).status, 200);
+    const adminId = (await t.a.get('/users')).body.message.users.find((u: { email: string }) => u.email === admin.email).id;
+    assert.equal((await t.a.post('/users/update', { id: adminId, role: 'editor' })).status, 200);
+    // An editor may not change webhooks: neither may the key that editor made, from its next request.
+    assert.deepEqual((await k.post('/webhooks/endpoints/create', { url: 'http://127.0.0.1:9/hook' })).body, keyRefused('webhooks.write'));
+    assert.equal((await k.get('/contacts-type')).status, 200);
+    assert.equal((await t.a.delete('/users/delete', { id: adminId })).status, 200);
+    const gone = await k.get('/contacts-type');
+    assert.equal(gone.status, 401);
+    assert.deepEqual(gone.body, INVALID);
   });
 
   it('renames a key and changes its scopes, taking effect on its next request', async () => {
