@@ -15,7 +15,7 @@ import { sweepSunset } from '../../suppression/sunset.sweep.js';
 import type { Settings, SunsetPreviewInput, UpdateSettingsInput } from './accounts.settings.schema.js';
 
 /** Whether the account keeps people without two-factor authentication out. */
-async function readRequireTwoFactor(db: Db, userId: number): Promise<number> {
+export async function readRequireTwoFactor(db: Db, userId: number): Promise<number> {
   const row = await db.selectFrom('account_settings').select('require_two_factor').where('user_id', '=', userId).executeTakeFirst();
   return Number(row?.require_two_factor ?? 0);
 }

@@ -53,12 +53,14 @@ export const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         summary: 'The signed-in person',
-        description: 'And the session’s CSRF token. 401 without a session.',
+        description:
+          'With the session’s CSRF token, which a new browser tab (that cannot read the HttpOnly cookie) takes from here, the ' +
+          'scopes of the person’s role and the account’s `require_two_factor`. 401 without a session.',
         response: responses(SessionAnswer),
       },
       config: { sessionOnly: true, beforeTwoFactor: true },
     },
-    async (req) => ok(sessionAnswer(deps, await currentPerson(deps, req.principal!), req.cookies[SESSION_COOKIE]!)),
+    async (req) => ok(await sessionAnswer(deps, await currentPerson(deps, req.principal!), req.cookies[SESSION_COOKIE]!)),
   );
 
   app.post(

@@ -17,7 +17,17 @@ export const SessionAnswer = Success(
   Type.Object({
     user: UserShape,
     csrf_token: Type.String({
-      description: 'Send it as the `X-CSRF-Token` header with every request by this session that is not GET or HEAD.',
+      description:
+        'Send it as the `X-CSRF-Token` header with every request by this session that may change something (any method but ' +
+        'GET and HEAD, and the GET routes that change state); sending it with every request is simplest.',
+    }),
+    scopes: Type.Array(Type.String(), {
+      description: 'Every scope the person’s role grants (`contacts.read`, `contacts.write`, …): what the person may do.',
+    }),
+    require_two_factor: Type.Integer({
+      minimum: 0,
+      maximum: 1,
+      description: '1: the account requires two-factor authentication; a person without it may only set it up.',
     }),
   }),
   'The signed-in person and the session’s CSRF token.',

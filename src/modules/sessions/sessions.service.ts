@@ -2,11 +2,13 @@ import type { AppDeps } from '../../deps.js';
 import { SESSION_IDLE_MS, SESSION_MAX_MS } from '../../http/auth.js';
 import type { Principal } from '../../http/principal.js';
 import { csrfToken } from '../../http/csrf.js';
+import { ROLE_GRANTS, SCOPES, type Role, type Scope } from '../../http/scopes.js';
 import { AppError } from '../../http/errors.js';
 import { joinToken, newSecret, splitToken } from '../../http/secret-tokens.js';
 import type { ScheduledTask } from '../../jobs/scheduler.lane.js';
 import { hashSecret, sameHash } from '../../util/secrets.js';
 import { isoMicros } from '../../util/time.js';
+import { readRequireTwoFactor } from '../accounts/accounts.settings.js';
 import { insertAuditEntry } from '../audit/audit.queries.js';
 import { emailKey, personByEmail, personById, updatePerson } from '../users/users.queries.js';
 import { toUser, type PersonRow, type User } from '../users/users.schema.js';
@@ -32,10 +34,8 @@ const MAX_FAILURES = 10;
 const FAILURE_WINDOW_MS = 15 * 60 * 1000;
 
 /** A session begun: the cookie's value, and what the answer shows. */
-export interface SignedIn {
+export interface SignedIn extends SessionInfo {
   cookie: string;
-  user: User;
-  csrf_token: string;
 }
 
 /**
@@ -75,9 +75,27 @@ async function failed(
   throw new AppError(401, text);
 }
 
-/** The answer of a session: the person and the session's CSRF token. */
-export function sessionAnswer(deps: AppDeps, person: PersonRow, cookie: string): { user: User; csrf_token: string } {
-  return { user: toUser(person), csrf_token: csrfToken(deps.config.appSecret, cookie) };
+/** What a session answers: the person, the session's CSRF token, the scopes of the person's role and the account's two-factor rule. */
+export interface SessionInfo {
+  user: User;
+  csrf_token: string;
+  scopes: Scope[];
+  require_two_factor: number;
+}
+
+/**
+ * The answer of a session: the person, the session's CSRF token (a new tab of the console gets it
+ * here, since no script can read the cookie), the scopes the person's role grants (so the console
+ * offers only what the person may do) and whether the account requires two-factor authentication.
+ */
+export async function sessionAnswer(deps: AppDeps, person: PersonRow, cookie: string): Promise<SessionInfo> {
+  const grant = ROLE_GRANTS[person.role as Role];
+  return {
+    user: toUser(person),
+    csrf_token: csrfToken(deps.config.appSecret, cookie),
+    scopes: SCOPES.filter((s) => grant?.scopes.has(s)),
+    require_two_factor: await readRequireTwoFactor(deps.database.db, person.user_id),
+  };
 }
 
 /**
@@ -137,7 +155,7 @@ export async function signIn(
     return joinToken(id, secret);
   });
   const fresh = (await personById(deps.database.db, usable.id))!;
-  return { cookie, ...sessionAnswer(deps, fresh, cookie) };
+  return { cookie, ...(await sessionAnswer(deps, fresh, cookie)) };
 }
 
 /** The signed-in person of a request (a session route: there is one). */

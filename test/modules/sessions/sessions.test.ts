@@ -50,7 +50,7 @@ describe('people and sessions', () => {
     const cookie = ([] as string[]).concat(r.headers['set-cookie'] as string).find((c) => c.startsWith('campaign_session='))!;
     assert.match(cookie, /; Max-Age=604800; Path=\/; HttpOnly; SameSite=Strict$/);
     assert.doesNotMatch(cookie, /Secure/);
-    assert.deepEqual(Object.keys(r.body.message), ['user', 'csrf_token']);
+    assert.deepEqual(Object.keys(r.body.message), ['user', 'csrf_token', 'scopes', 'require_two_factor']);
     assert.equal(r.body.message.user.name, 'Ada Lovelace');
     assert.equal(r.body.message.user.last_sign_in_at, '2030-01-01T00:00:00.000000Z');
     const me = new SessionClient(t.app, sessionCookie(r), r.body.message.csrf_token, invited.body.id);
