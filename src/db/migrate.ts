@@ -27,6 +27,7 @@ import * as m024 from './migrations/024_machine_engagement.js';
 import * as m025 from './migrations/025_engagement_sunset.js';
 import * as m026 from './migrations/026_keys_audit.js';
 import * as m027 from './migrations/027_people.js';
+import * as m028 from './migrations/028_ab_tests.js';
 
 /** Every migration, in order. A new migration is one import and one line here. */
 const migrations: Record<string, Migration> = {
@@ -57,6 +58,7 @@ const migrations: Record<string, Migration> = {
   '025_engagement_sunset': m025,
   '026_keys_audit': m026,
   '027_people': m027,
+  '028_ab_tests': m028,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

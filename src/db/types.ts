@@ -289,10 +289,41 @@ export interface SingleSendTable {
   bot_clicks: Generated<number>;
   /** 1: the links of its design are rewritten for click tracking. */
   track_clicks: Generated<number>;
+  /** 1: an A/B test (see migration 028 and docs/ab-tests.md); the other `ab_` columns are null otherwise. */
+  ab_test: Generated<number>;
+  /** The share of recipients in the test, 10–50 (percent). */
+  ab_test_percent: number | null;
+  /** `opens` or `clicks`: what decides the winner (people's only). */
+  ab_winner_metric: string | null;
+  ab_wait_minutes: number | null;
+  /** UTC (`isoMicros`) when the wait ends: set once the test share was handed to the SMTP server. */
+  ab_wait_ends_at: string | null;
+  /** The winning variant's index, once chosen (never changes after). */
+  ab_winner: number | null;
+  ab_winner_at: string | null;
   sent_at: string | null;
   deleted_at: string | null;
   created_at: string;
   updated_at: string;
+}
+
+/** Variant 1–4 of an A/B test (variant 0 is the send itself); see migration 028. */
+export interface SingleSendVariantTable {
+  id: Generated<number>;
+  user_id: number;
+  single_send_id: number;
+  /** Its index, 1–4. */
+  variant: number;
+  subject: string;
+  /** Its own design; all three null: the send's design. */
+  template_id: number | null;
+  template_json: string | null;
+  template_html: string | null;
+  /** The saved design its `template_json` was copied from, if any. */
+  design_id: number | null;
+  /** The send's, copied: the placeholders of its tracked links read them. */
+  sender_name: string | null;
+  sender_address: string | null;
 }
 
 /** Where a queued message stands. */
@@ -344,6 +375,8 @@ export interface MailMessageTable {
   relay: string | null;
   /** 1 when its address's suppression was lifted after it was delivered: the sunset policy no longer counts it. */
   sunset_lifted: Generated<number>;
+  /** The A/B test variant of a message of the test share; null otherwise (the winner's send carries the send's `ab_winner`). */
+  ab_variant: number | null;
   created_at: string;
   updated_at: string;
 }
@@ -732,6 +765,7 @@ export interface DB {
   segment_recipients: SegmentRecipientTable;
   segment_exclusions: SegmentExclusionTable;
   single_sends: SingleSendTable;
+  single_send_variants: SingleSendVariantTable;
   mail_messages: MailMessageTable;
   suppressions: SuppressionTable;
   soft_bounces: SoftBounceTable;
