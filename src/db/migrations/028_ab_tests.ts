@@ -52,6 +52,14 @@ export async function up(db: Kysely<any>): Promise<void> {
 export async function down(db: Kysely<any>): Promise<void> {
   await db.schema.alterTable('mail_messages').dropColumn('ab_variant').execute();
   await db.schema.dropTable('single_send_variants').execute();
-  for (const column of ['ab_test', 'ab_test_percent', 'ab_winner_metric', 'ab_wait_minutes', 'ab_wait_ends_at', 'ab_winner', 'ab_winner_at'])
+  for (const column of [
+    'ab_test',
+    'ab_test_percent',
+    'ab_winner_metric',
+    'ab_wait_minutes',
+    'ab_wait_ends_at',
+    'ab_winner',
+    'ab_winner_at',
+  ])
     await db.schema.alterTable('single_sends').dropColumn(column).execute();
 }
