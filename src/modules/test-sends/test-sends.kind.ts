@@ -1,6 +1,6 @@
 /**
  * Test mails as a kind of mail: rendered exactly as the send's or automation email's real mail,
- * with the `[Test] ` subject; counted nowhere. Suppression is the real mail's too: the suppression
+ * with the `[Test] ` subject and the data of the contact the test was filled with; counted nowhere. Suppression is the real mail's too: the suppression
  * check before rendering reads the send's or automation's unsubscribe group (`unsubscribeGroups`),
  * so an unsubscribed or bounced address gets no test either.
  */
@@ -14,7 +14,7 @@ import type { TestPayload } from './test-sends.schema.js';
 
 export const TEST_KIND = 'test';
 
-function payloadOf(row: QueuedMessage): Partial<{ single_send_id: number; automation_schedule_id: number }> {
+function payloadOf(row: QueuedMessage): Partial<{ single_send_id: number; automation_schedule_id: number; fill_contact_id: number }> {
   try {
     return JSON.parse(row.payload ?? '{}') as TestPayload;
   } catch {
@@ -69,6 +69,11 @@ export const testSendKind: MailKind = {
         return [row.id, sources.get(p.single_send_id !== undefined ? `s${p.single_send_id}` : `a${p.automation_schedule_id}`)];
       }),
     );
-    return renderCampaignBatch(deps, rows, (row) => sourceOf.get(row.id));
+    // The renderer reads the row's contact: a test filled with another contact's data renders as that contact.
+    const filled = rows.map((row, i) => {
+      const fill = payloads[i].fill_contact_id;
+      return typeof fill === 'number' ? { ...row, contact_id: fill } : row;
+    });
+    return renderCampaignBatch(deps, filled, (row) => sourceOf.get(row.id));
   },
 };
