@@ -1,4 +1,5 @@
 import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
+import { AppError } from '../../http/errors.js';
 
 /** The shortest password a person may set. */
 export const MIN_PASSWORD = 12;
@@ -15,11 +16,34 @@ const PARAMS = { ln: 15, r: 8, p: 3 };
 const KEY_LENGTH = 32;
 const FORMAT = /^\$scrypt\$ln=(\d{1,2}),r=(\d{1,2}),p=(\d{1,2})\$([A-Za-z0-9_-]{16,64})\$([A-Za-z0-9_-]{40,90})$/;
 
-function derive(password: string, salt: Buffer, ln: number, r: number, p: number, length: number): Promise<Buffer> {
-  const N = 2 ** ln;
-  return new Promise((resolve, reject) =>
-    scrypt(password, salt, length, { N, r, p, maxmem: 256 * N * r }, (err, key) => (err ? reject(err) : resolve(key))),
-  );
+/**
+ * At most two hashes run at once (they take libuv's threads, which file and DNS work share) and at
+ * most 32 wait; a hash beyond that is refused with a 429 at once. Anonymous sign-in requests run a
+ * hash each, so without this bound a flood of them would queue without end and starve the rest of
+ * the service of those threads and of memory (32 MiB per running hash).
+ */
+export const HASHES_AT_ONCE = 2;
+export const HASHES_WAITING = 32;
+export const TOO_MANY_HASHES = 'Too many sign-in attempts at once: try again in a moment.';
+let running = 0;
+const waiting: Array<() => void> = [];
+
+async function derive(password: string, salt: Buffer, ln: number, r: number, p: number, length: number): Promise<Buffer> {
+  if (running >= HASHES_AT_ONCE) {
+    if (waiting.length >= HASHES_WAITING) throw new AppError(429, TOO_MANY_HASHES, { 'retry-after': '1' });
+    await new Promise<void>((resolve) => waiting.push(resolve));
+  } else running++;
+  try {
+    const N = 2 ** ln;
+    return await new Promise((resolve, reject) =>
+      scrypt(password, salt, length, { N, r, p, maxmem: 256 * N * r }, (err, key) => (err ? reject(err) : resolve(key))),
+    );
+  } finally {
+    // Hand the slot straight to the next waiter, or free it.
+    const next = waiting.shift();
+    if (next) next();
+    else running--;
+  }
 }
 
 /** A new hash of `password` (random salt, the current parameters). */
