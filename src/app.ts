@@ -37,6 +37,7 @@ import { templateRoutes } from './modules/templates/templates.routes.js';
 import { singleSendRoutes } from './modules/single-sends/single-sends.routes.js';
 import { automationRoutes } from './modules/automations/automations.routes.js';
 import { testSendRoutes } from './modules/test-sends/test-sends.routes.js';
+import { sendCheckRoutes } from './modules/send-checks/send-checks.routes.js';
 import { imageRoutes } from './public/images.routes.js';
 import { clickRoutes, trackingRoutes } from './public/tracking.routes.js';
 import { unsubscribePageRoutes } from './public/unsubscribe.routes.js';
@@ -52,6 +53,7 @@ import { formRoutes } from './modules/forms/forms.routes.js';
 import { subscribeRoutes } from './public/subscribe.routes.js';
 import { webhookRoutes } from './modules/webhooks/webhooks.routes.js';
 import { overviewRoutes } from './modules/overview/overview.routes.js';
+import { outboxRoutes } from './modules/outbox/outbox.routes.js';
 import { designRoutes } from './modules/designs/designs.routes.js';
 import { createMetricsRegistry, registerMetrics } from './ops/metrics.js';
 import { registerRequestLog } from './ops/request-log.js';
@@ -137,6 +139,7 @@ export async function buildApp(deps: AppInput): Promise<App> {
   await app.register(singleSendRoutes);
   await app.register(automationRoutes);
   await app.register(testSendRoutes);
+  await app.register(sendCheckRoutes);
   await app.register(imageRoutes);
   await app.register(trackingRoutes);
   await app.register(clickRoutes);
@@ -149,6 +152,7 @@ export async function buildApp(deps: AppInput): Promise<App> {
   await app.register(accountSettingsRoutes);
   await app.register(webhookRoutes);
   await app.register(overviewRoutes);
+  await app.register(outboxRoutes);
   await app.register(inboundRoutes);
   // Bounce reports change the suppression list: scope `lists.write`, given here around the
   // inbound module's routes (its routes file is the inbound intake's own).

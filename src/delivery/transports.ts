@@ -207,9 +207,17 @@ export function smtpTransport(smtpUrl: string, dkim: TransportConfig['dkim']): T
   );
 }
 
+/** The part of an outbox file's name that comes from the mail's Message-ID: its local part, safe as a file name. */
+export function outboxFileStem(messageId: string): string {
+  return messageId
+    .split('@')[0]
+    .replace(/[^A-Za-z0-9_.-]/g, '_')
+    .slice(0, 100);
+}
+
 /**
  * The default without SMTP: every message is written, as the RFC 822 text a server would have
- * received (DKIM-signed when configured), to `<outboxDir>/<time>-<random>.eml`. The file is
+ * received (DKIM-signed when configured), to `<outboxDir>/<time>-<Message-ID's local part>.eml`. The file is
  * written under a temporary name and renamed, so a reader never sees half a message.
  */
 export function outboxTransport(outboxDir: string, dkim: TransportConfig['dkim']): Transport {
@@ -225,11 +233,13 @@ export function outboxTransport(outboxDir: string, dkim: TransportConfig['dkim']
       try {
         const info = await composer.sendMail(mailOptions(message));
         await ensureDir();
-        const name = `${new Date().toISOString().replace(/[-:.]/g, '')}-${randomBytes(6).toString('hex')}.eml`;
+        const messageId = bareMessageId(info.messageId);
+        const stem = messageId ? outboxFileStem(messageId) : randomBytes(6).toString('hex');
+        const name = `${new Date().toISOString().replace(/[-:.]/g, '')}-${stem}.eml`;
         const file = join(outboxDir, name);
         await writeFile(`${file}.tmp`, info.message as Buffer);
         await rename(`${file}.tmp`, file);
-        return { messageId: bareMessageId(info.messageId) ?? '', response: file };
+        return { messageId: messageId ?? '', response: file };
       } catch (err) {
         // A full disk or a missing folder is temporary: nothing says the recipient is bad.
         throw err instanceof TransportError ? err : new TransportError(`outbox: ${(err as Error).message}`, false);

@@ -67,6 +67,11 @@ const TAGS: Array<{ name: string; description: string; prefixes: string[] }> = [
     prefixes: ['/webhooks/'],
   },
   { name: 'Account', description: "The account's campaign figures at a glance.", prefixes: ['/account/'] },
+  {
+    name: 'Outbox',
+    description: 'Where mail goes; without an SMTP server, the newest mails written to the outbox folder.',
+    prefixes: ['/outbox'],
+  },
   { name: 'API keys', description: "The account's keys: named, scoped, revocable at once.", prefixes: ['/keys'] },
   {
     name: 'People and sessions',
