@@ -3,7 +3,7 @@ import { Enum, Success } from '../../http/schemas.js';
 import { LINK_KINDS, type LinkKind } from './send-checks.links.js';
 
 export const CheckQuery = Type.Object({
-  utr: Type.String({ minLength: 1, maxLength: 64, description: 'The single send to check (as saved).' }),
+  utr: Type.Optional(Type.String({ maxLength: 64, description: 'The single send to check (as saved).' })),
 });
 export type CheckInput = Static<typeof CheckQuery>;
 

@@ -42,7 +42,7 @@ export type TestAutomationEmailInput = Static<typeof TestAutomationEmailBody>;
 export type TestPayload = ({ single_send_id: number } | { automation_schedule_id: number }) & { fill_contact_id?: number };
 
 export const PreviewQuery = Type.Object({
-  utr: Type.String({ minLength: 1, maxLength: 64, description: 'The single send to preview.' }),
+  utr: Type.Optional(Type.String({ maxLength: 64, description: 'The single send to preview.' })),
   contact_id: ContactId,
 });
 export type PreviewInput = Static<typeof PreviewQuery>;
