@@ -527,7 +527,7 @@ export interface TrackedLinkTable {
   /** Where the campaign's statistics are counted: its kind's source table and row. */
   source_table: string;
   source_id: number;
-  /** The campaign whose design holds the link: `single_sends` or `automation_schedules`, and its row. */
+  /** The campaign whose design holds the link: `single_sends`, `single_send_variants` (an A/B test's variant with its own design) or `automation_schedules`, and its row. */
   campaign_table: string;
   campaign_id: number;
   /** 0-based order of first appearance in the design. */

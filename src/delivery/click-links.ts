@@ -84,7 +84,8 @@ export interface ClickTarget {
   campaignId: number;
 }
 
-const CAMPAIGN_TABLES = new Set(['single_sends', 'automation_schedules']);
+/** The campaigns whose rows carry `sender_name` and `sender_address` (an A/B test's variant carries its send's). */
+const CAMPAIGN_TABLES = new Set(['single_sends', 'automation_schedules', 'single_send_variants']);
 
 /**
  * The URLs the clicks go to: each link's URL with its placeholders filled for the message's

@@ -14,6 +14,7 @@ export const EVENT_TYPES = [
   'contact.unsubscribed',
   'contact.subscribed',
   'single_send.completed',
+  'single_send.ab_winner',
   'contacts.imported',
   'sender.verified',
   'automation.live',

@@ -221,6 +221,7 @@ describe('click tracking of a single send, end to end', () => {
       'bot_clicks',
       'links',
       'timeline',
+      'variants',
     ]);
     assert.equal(stats.triggered, 2);
     assert.equal(stats.delivered, 2);

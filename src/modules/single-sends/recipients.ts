@@ -33,6 +33,36 @@ export async function resolveRecipients(trx: Db, send: SingleSendRow, now: Date)
   return Number(result.numAffectedRows ?? 0);
 }
 
+/**
+ * Queues the test share of an A/B test that is starting, in the caller's transaction, with one
+ * `INSERT … SELECT` over the same recipients `resolveRecipients` would queue: they are put in a
+ * random order (the database's `random()`), the first `round(n × percent / 100)` of them (at
+ * least one per variant, at most all) are the test share, and the k-th of those gets variant
+ * `k mod variants`, so every variant's share is within one of the others'. Returns how many
+ * messages were queued. The rest of the recipients are queued when the winner is chosen
+ * (`resolveRecipients` then, whose unique index leaves out those already in the test).
+ */
+export async function resolveTestShare(trx: Db, send: SingleSendRow, variants: number, now: Date): Promise<number> {
+  const userId = send.user_id;
+  const at = isoMicros(now);
+  const percent = sql`cast(${send.ab_test_percent ?? 0} as integer)`;
+  const count = sql`cast(${variants} as integer)`;
+  const result = await sql`
+    ${pickedRecipients(engineOf(trx), send)},
+    shuffled as (
+      select contact_id, email, email_key, payload, row_number() over (order by random()) as k, count(*) over () as n
+      from picked where rn = 1
+    )
+    insert into mail_messages (user_id, kind, single_send_id, contact_id, email, email_key, payload, ab_variant,
+      next_attempt_at, created_at, updated_at)
+    select cast(${userId} as integer), 'single_send', cast(${send.id} as integer), contact_id, email, email_key, payload,
+      cast((k - 1) % ${count} as integer), cast(${at} as text), cast(${at} as text), cast(${at} as text)
+    from shuffled
+    where k <= case when (n * ${percent} + 50) / 100 < ${count} then ${count} else (n * ${percent} + 50) / 100 end
+    on conflict do nothing`.execute(trx);
+  return Number(result.numAffectedRows ?? 0);
+}
+
 /** What decides a send's audience: its targets, exclusions and unsubscribe group. */
 export type Audience = Pick<SingleSendRow, 'user_id' | 'recipient_id' | 'exclude_specific_recipient_id' | 'unsubscribe_group_id'>;
 

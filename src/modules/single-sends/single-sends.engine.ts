@@ -13,16 +13,37 @@ import { refreshTargetedSegments } from '../segments/segments.live.js';
 import { refsOf } from '../../delivery/audience.js';
 import { sweepSunset } from '../../suppression/sunset.sweep.js';
 import { renderSingleSendBatch, singleSendGroups } from './message.js';
-import { resolveRecipients } from './recipients.js';
+import type { Db } from '../../db/index.js';
+import { countVariants } from './ab-tests.queries.js';
+import { resolveRecipients, resolveTestShare } from './recipients.js';
+import type { SingleSendRow } from './single-sends.schema.js';
 import { claimDueSend, completeSend, nextSendDueAt, selectDueSends, selectFinishedSends, setTriggered } from './single-sends.queries.js';
 
 /** Sends looked at per query; a run loops until none is left. */
 const BATCH = 20;
 
 /**
+ * Brings a send's audience up to this moment (segments with engagement conditions, the sunset
+ * policy), then queues its messages with `resolve`, in the caller's transaction: at the start of
+ * a send, and when an A/B test's winner goes to the rest. Returns what `resolve` queued.
+ */
+export async function queueAudience(
+  trx: Db,
+  deps: AppDeps,
+  send: SingleSendRow,
+  now: Date,
+  resolve: () => Promise<number>,
+): Promise<number> {
+  const refs = [...refsOf(send.recipient_id), ...refsOf(send.exclude_specific_recipient_id)];
+  await refreshTargetedSegments(trx, deps, send.user_id, refs, now);
+  await sweepSunset(trx, send.user_id, now);
+  return resolve();
+}
+
+/**
  * Starts every ready send whose time has come by `now`: in one transaction each, moves it to
- * running (only the process whose conditional update wins goes on), queues its recipients and sets
- * `triggered`. A send whose time passed while no worker ran starts at the scheduler's first round.
+ * running (only the process whose conditional update wins goes on), queues its recipients (an A/B
+ * test: its test share) and sets `triggered`. A send whose time passed while no worker ran starts at the scheduler's first round.
  * Returns how many sends this process started.
  */
 export async function startDueSends(deps: AppDeps, now: Date): Promise<number> {
@@ -37,11 +58,11 @@ export async function startDueSends(deps: AppDeps, now: Date): Promise<number> {
       const won = await db.transaction().execute(async (trx) => {
         const send = await claimDueSend(trx, id, now);
         if (!send) return null;
-        // The audience as of this moment: segments with engagement conditions, and the sunset policy.
-        const refs = [...refsOf(send.recipient_id), ...refsOf(send.exclude_specific_recipient_id)];
-        await refreshTargetedSegments(trx, deps, send.user_id, refs, now);
-        await sweepSunset(trx, send.user_id, now);
-        const recipients = await resolveRecipients(trx, send, now);
+        // An A/B test starts with its test share only; the rest go when the winner is chosen.
+        const variants = Number(send.ab_test) === 1 ? await countVariants(trx, id) : 0;
+        const recipients = await queueAudience(trx, deps, send, now, () =>
+          variants > 0 ? resolveTestShare(trx, send, variants, now) : resolveRecipients(trx, send, now),
+        );
         await setTriggered(trx, id, recipients);
         await wakeWorkers(trx);
         return { send, recipients };

@@ -150,12 +150,16 @@ export async function setTriggered(trx: Db, id: number, triggered: number): Prom
   await trx.updateTable('single_sends').set({ triggered }).where('id', '=', id).execute();
 }
 
-/** Running sends (deleted ones included) with no message left to send, at most `limit`. */
+/**
+ * Running sends (deleted ones included) with no message left to send, at most `limit`; an A/B
+ * test still waiting for its winner (not deleted) is not finished.
+ */
 export function selectFinishedSends(db: Db, limit: number) {
   return db
     .selectFrom('single_sends as s')
     .select('s.id')
     .where('s.status', '=', STATUS.running)
+    .where((eb) => eb.or([eb('s.ab_test', '=', 0), eb('s.ab_winner', 'is not', null), eb('s.deleted_at', 'is not', null)]))
     .where(({ not, exists, selectFrom }) =>
       not(
         exists(

@@ -2,7 +2,6 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ok } from '../../http/envelope.js';
 import { schemaErrors } from '../../http/error-handler.js';
 import { sendList } from '../../http/list.js';
-import { StatsAnswer } from '../../delivery/statistics.js';
 import { OkText, responses, StrUtrs } from '../../http/schemas.js';
 import {
   CreateSingleSendBody,
@@ -15,6 +14,7 @@ import {
   UtrAnswer,
   UtrQuery,
 } from './single-sends.schema.js';
+import { AbWinnerAnswer, AbWinnerBody, SendStatsAnswer } from './ab-tests.schema.js';
 import {
   countSingleSendRecipients,
   createSingleSend,
@@ -23,6 +23,7 @@ import {
   getSingleSend,
   getSingleSendStats,
   listSingleSends,
+  pickAbWinner,
   updateSingleSend,
 } from './single-sends.service.js';
 
@@ -102,9 +103,10 @@ export const singleSendRoutes: FastifyPluginAsyncTypebox = async (app) => {
         description:
           'Its counters (as in details, with hard and soft bounces, clicks and spam reports), every tracked link with its clicks, ' +
           'per UTC hour the messages delivered, opens and clicks, and the opens by people, machine opens and scanner clicks ' +
-          '(docs/engagement.md). Not found: `Record not found`.',
+          "(docs/engagement.md); an A/B test's variants with the figures of their test share and the winner marked (docs/ab-tests.md). " +
+          'Not found: `Record not found`.',
         querystring: UtrQuery,
-        response: responses(StatsAnswer, 404, 422),
+        response: responses(SendStatsAnswer, 404, 422),
       },
     },
     async (req) => ok({ stats: await getSingleSendStats(deps, req.userId, req.query.utr) }),
@@ -144,6 +146,23 @@ export const singleSendRoutes: FastifyPluginAsyncTypebox = async (app) => {
       ok({
         utr: await updateSingleSend(deps, req.userId, req.body, schemaErrors(req)),
       }),
+  );
+
+  app.post(
+    '/single/send/ab-winner',
+    {
+      config: { scope: 'sends.write' },
+      schema: {
+        summary: "Pick an A/B test's winner by hand",
+        description:
+          'While the test waits for its winner (from the start of the send until a winner is chosen), `variant` wins: its mail goes ' +
+          'at once to every recipient not in the test share, resolved at this moment (docs/ab-tests.md). Not found: `Record not found`. ' +
+          '409 when the send has no A/B test, has not started, or its winner was already chosen; 422 when `variant` is not one of its variants.',
+        body: AbWinnerBody,
+        response: responses(AbWinnerAnswer, 404, 409, 422),
+      },
+    },
+    async (req) => ok(await pickAbWinner(deps, req.userId, req.body)),
   );
 
   app.delete(

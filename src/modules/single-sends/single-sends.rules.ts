@@ -11,6 +11,7 @@ import { isoMicros } from '../../util/time.js';
 import { checkMailSender } from '../senders/senders.service.js';
 import { checkDesign } from '../templates/templates.rules.js';
 import { findUnsubscribeGroup } from '../unsubscribes/groups.queries.js';
+import { checkAbTest } from './ab-tests.rules.js';
 import { liveContactTypeIds, liveSegmentIds } from './single-sends.queries.js';
 import type { SingleSendInput } from './single-sends.schema.js';
 
@@ -116,11 +117,12 @@ function checkSchedule(input: SingleSendInput, rules: Rules, now: Date): Schedul
 }
 
 /** The columns a valid create or update writes (everything but identity, status and statistics). */
-export type SendColumns = Awaited<ReturnType<typeof checkSingleSend>>;
+export type SendColumns = Awaited<ReturnType<typeof checkSingleSend>>['columns'];
 
 /**
  * Checks every parameter (the schema's failures are already in `rules`) and returns the columns
- * to store, with the sender's fields copied in; throws the collected failures (422) if any.
+ * to store, with the sender's fields copied in, and the A/B test's variants; throws the collected
+ * failures (422) if any.
  */
 export async function checkSingleSend(deps: AppDeps, userId: number, input: SingleSendInput, rules: Rules, now: Date) {
   const { db } = deps.database;
@@ -132,8 +134,9 @@ export async function checkSingleSend(deps: AppDeps, userId: number, input: Sing
   const excluded = await checkRefs(deps, userId, 'exclude_specific_recipient_id', input.exclude_specific_recipient_id, rules);
   const design = await checkDesign(input, rules);
   const schedule = checkSchedule(input, rules, now);
+  const ab = await checkAbTest(deps, userId, input, rules);
   rules.done();
-  return {
+  const columns = {
     template_id: input.template_id,
     ...design,
     recipient_id: JSON.stringify(recipients),
@@ -147,5 +150,7 @@ export async function checkSingleSend(deps: AppDeps, userId: number, input: Sing
     track_clicks: input.track_clicks ?? 1,
     schedule_type: input.schedule_type,
     ...schedule!,
+    ...ab.columns,
   };
+  return { columns, variants: ab.variants };
 }

@@ -3,6 +3,7 @@ import type { Selectable } from 'kysely';
 import type { SingleSendTable } from '../../db/types.js';
 import { refsOf } from '../../delivery/audience.js';
 import { designFields, TrackClicks } from '../templates/templates.schema.js';
+import { abTestFields, abTestShape, toAbTest, type VariantRow } from './ab-tests.schema.js';
 import { HeaderText, Id, ListMessage, Nullable, PagingQuery, QueryIds, Success, Text, Timestamp } from '../../http/schemas.js';
 
 export type SingleSendRow = Selectable<SingleSendTable>;
@@ -63,6 +64,7 @@ export const singleSendFields = {
         '0 (default): the send is ready (status 1) and goes at once or at its schedule.',
     }),
   ),
+  ...abTestFields,
 };
 
 export const CreateSingleSendBody = Type.Object(singleSendFields);
@@ -157,6 +159,7 @@ export const SingleSendShape = Type.Object(
         description: 'When the send completed: UTC, `YYYY-MM-DD HH:MM:SS`.',
       }),
     ),
+    ...abTestShape,
     created_at: Timestamp,
     updated_at: Timestamp,
   },
@@ -202,8 +205,11 @@ export const DuplicatedAnswer = Type.Object(
   },
 );
 
-/** The API shape of a single send; `openTokens` maps each recipient who opened to its token. */
-export function toSingleSend(row: SingleSendRow, openTokens: Record<string, string> = {}) {
+/**
+ * The API shape of a single send; `openTokens` maps each recipient who opened to its token,
+ * `variants` are its A/B test's variants 1…4.
+ */
+export function toSingleSend(row: SingleSendRow, openTokens: Record<string, string> = {}, variants: readonly VariantRow[] = []) {
   return {
     id: row.id,
     user_id: row.user_id,
@@ -238,6 +244,7 @@ export function toSingleSend(row: SingleSendRow, openTokens: Record<string, stri
     total_clicks: Number(row.total_clicks),
     unique_open_token: openTokens,
     sent_at: row.sent_at,
+    ...toAbTest(row, variants),
     created_at: row.created_at,
     updated_at: row.updated_at,
   };

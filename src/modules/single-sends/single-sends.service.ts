@@ -3,10 +3,10 @@ import type { AppDeps } from '../../deps.js';
 import type { Db } from '../../db/index.js';
 import { queryListSource } from '../../http/list-source.js';
 import { singleSendKind } from './single-sends.engine.js';
-import { countersOf, statisticsOf, type Stats } from '../../delivery/statistics.js';
+import { countersOf, statisticsOf } from '../../delivery/statistics.js';
 import { trackingLinks } from '../../delivery/tracking.js';
-import { Conflict, NotFound, Rnf, type FieldErrors } from '../../http/errors.js';
-import { Rules } from '../../http/messages.js';
+import { Conflict, NotFound, Rnf, ValidationError, type FieldErrors } from '../../http/errors.js';
+import { messages, Rules } from '../../http/messages.js';
 import { utrOf } from '../../http/schemas.js';
 import { wakeWorkers } from '../../queue/queue.queries.js';
 import { isoMicros } from '../../util/time.js';
@@ -25,20 +25,34 @@ import { countRecipients } from './recipients.js';
 import { refsOf } from '../../delivery/audience.js';
 import { refreshEngagementSegmentsNow } from '../segments/segments.live.js';
 import { checkSingleSend } from './single-sends.rules.js';
+import { copyVariants, countVariants, insertVariants, replaceVariants, selectVariants } from './ab-tests.queries.js';
+import { renumberVariants } from './ab-tests.schema.js';
+import { chooseWinner, testFigures } from './ab-tests.engine.js';
 import { toSingleSend, type SingleSendInput, type SingleSendRow } from './single-sends.schema.js';
 
-/** Maps a batch of sends, with one query for the open tokens of all of them. */
+/** Maps a batch of sends, with one query for the open tokens of all of them and one for their A/B tests' variants. */
 async function mapSends(deps: AppDeps, rows: SingleSendRow[]) {
   if (rows.length === 0) return [];
+  const { db } = deps.database;
   const links = trackingLinks(deps.config);
   const tokens = new Map<number, Record<string, string>>(rows.map((r) => [r.id, {}]));
   for (const m of await selectOpenedMessages(
-    deps.database.db,
+    db,
     rows.map((r) => r.id),
   )) {
     tokens.get(m.single_send_id!)![m.email] = links.openToken(m.id);
   }
-  return rows.map((r) => toSingleSend(r, tokens.get(r.id)));
+  const variants = await selectVariants(
+    db,
+    rows.filter((r) => Number(r.ab_test) === 1).map((r) => r.id),
+  );
+  return rows.map((r) =>
+    toSingleSend(
+      r,
+      tokens.get(r.id),
+      variants.filter((v) => v.single_send_id === r.id),
+    ),
+  );
 }
 
 /** The list source of the account's single sends. */
@@ -63,14 +77,19 @@ export async function getSingleSend(deps: AppDeps, userId: number, rawUtr: unkno
   return send;
 }
 
-/** A send's detailed statistics (`Record not found` when it is not the account's). */
-export async function getSingleSendStats(deps: AppDeps, userId: number, rawUtr: unknown): Promise<Stats> {
-  const row = await requireSend(deps.database.db, userId, rawUtr);
-  return statisticsOf(
-    deps.database.db,
-    { table: 'single_sends', id: row.id },
-    countersOf(row, singleSendKind.source!.counters, Number(row.triggered)),
-  );
+/**
+ * A send's detailed statistics, with its A/B test's variants (`Record not found` when it is not
+ * the account's).
+ */
+export async function getSingleSendStats(deps: AppDeps, userId: number, rawUtr: unknown) {
+  const { db } = deps.database;
+  const row = await requireSend(db, userId, rawUtr);
+  const [stats, figures] = await Promise.all([
+    statisticsOf(db, { table: 'single_sends', id: row.id }, countersOf(row, singleSendKind.source!.counters, Number(row.triggered))),
+    testFigures(db, row),
+  ]);
+  const winner = row.ab_winner === null ? null : Number(row.ab_winner);
+  return { ...stats, variants: figures.map((f) => ({ ...f, winner: f.index === winner })) };
 }
 
 /** The status a create or update saves: a draft (0) with `draft` 1, else ready (1). */
@@ -89,11 +108,11 @@ export async function createSingleSend(
   schemaFailures: FieldErrors,
 ): Promise<string> {
   const now = deps.clock.now();
-  const columns = await checkSingleSend(deps, userId, input, new Rules(schemaFailures), now);
+  const { columns, variants } = await checkSingleSend(deps, userId, input, new Rules(renumberVariants(schemaFailures)), now);
   const utr = randomUUID();
   await deps.database.db.transaction().execute(async (trx) => {
     const at = isoMicros(now);
-    await insertSingleSend(trx, {
+    const id = await insertSingleSend(trx, {
       user_id: userId,
       utr,
       ...columns,
@@ -101,6 +120,7 @@ export async function createSingleSend(
       created_at: at,
       updated_at: at,
     });
+    await insertVariants(trx, { ...columns, user_id: userId, id }, variants);
     await wakeWorkers(trx);
   });
   return utr;
@@ -124,12 +144,12 @@ export async function updateSingleSend(
   schemaFailures: FieldErrors,
 ): Promise<string> {
   const { db } = deps.database;
-  const rules = new Rules(schemaFailures);
+  const rules = new Rules(renumberVariants(schemaFailures));
   const row = rules.failed('utr') ? undefined : await findSingleSend(db, userId, input.utr?.trim() ?? '');
   if (!row && !rules.failed('utr')) throw new NotFound(Rnf);
   if (row && row.status >= STATUS.running) throw new Conflict(conflictText(row.status));
   const now = deps.clock.now();
-  const columns = await checkSingleSend(deps, userId, input, rules, now);
+  const { columns, variants } = await checkSingleSend(deps, userId, input, rules, now);
   await db.transaction().execute(async (trx) => {
     // The status condition closes the gap between the check above and this write: a worker may
     // have started the send meanwhile.
@@ -140,6 +160,7 @@ export async function updateSingleSend(
       if (!current) throw new NotFound(Rnf);
       throw new Conflict(conflictText(current.status));
     }
+    await replaceVariants(trx, { ...columns, user_id: userId, id: row!.id }, variants);
     await wakeWorkers(trx);
   });
   return row!.utr;
@@ -155,41 +176,48 @@ export async function countSingleSendRecipients(deps: AppDeps, userId: number, r
   return countRecipients(db, send);
 }
 
-/** Copies a send as a draft (status 0) named `<name> (copy)`, with a fresh utr and no statistics. */
+/** Copies a send (its A/B test too) as a draft (status 0) named `<name> (copy)`, with a fresh utr and no statistics. */
 export async function duplicateSingleSend(deps: AppDeps, userId: number, rawUtr: unknown): Promise<{ id: number; utr: string }> {
   const { db } = deps.database;
   const row = await requireSend(db, userId, rawUtr);
   const at = isoMicros(deps.clock.now());
   const utr = randomUUID();
-  const id = await insertSingleSend(db, {
-    user_id: userId,
-    utr,
-    template_id: row.template_id,
-    template_json: row.template_json,
-    template_html: row.template_html,
-    recipient_id: row.recipient_id,
-    exclude_specific_recipient_id: row.exclude_specific_recipient_id,
-    sender_id: row.sender_id,
-    unsubscribe_group_id: row.unsubscribe_group_id,
-    single_send_name: `${row.single_send_name} (copy)`,
-    from_sender: row.from_sender,
-    reply_to: row.reply_to,
-    sender_name: row.sender_name,
-    sender_address: row.sender_address,
-    subject: row.subject,
-    preheader: row.preheader,
-    track_clicks: row.track_clicks,
-    schedule_type: row.schedule_type,
-    schedule_date: row.schedule_date,
-    schedule_time: row.schedule_time,
-    timezone: row.timezone,
-    due_at: null,
-    status: STATUS.initiate,
-    sent_at: null,
-    created_at: at,
-    updated_at: at,
+  return db.transaction().execute(async (trx) => {
+    const id = await insertSingleSend(trx, {
+      user_id: userId,
+      utr,
+      template_id: row.template_id,
+      template_json: row.template_json,
+      template_html: row.template_html,
+      recipient_id: row.recipient_id,
+      exclude_specific_recipient_id: row.exclude_specific_recipient_id,
+      sender_id: row.sender_id,
+      unsubscribe_group_id: row.unsubscribe_group_id,
+      single_send_name: `${row.single_send_name} (copy)`,
+      from_sender: row.from_sender,
+      reply_to: row.reply_to,
+      sender_name: row.sender_name,
+      sender_address: row.sender_address,
+      subject: row.subject,
+      preheader: row.preheader,
+      track_clicks: row.track_clicks,
+      ab_test: row.ab_test,
+      ab_test_percent: row.ab_test_percent,
+      ab_winner_metric: row.ab_winner_metric,
+      ab_wait_minutes: row.ab_wait_minutes,
+      schedule_type: row.schedule_type,
+      schedule_date: row.schedule_date,
+      schedule_time: row.schedule_time,
+      timezone: row.timezone,
+      due_at: null,
+      status: STATUS.initiate,
+      sent_at: null,
+      created_at: at,
+      updated_at: at,
+    });
+    await copyVariants(trx, row.id, id);
+    return { id, utr };
   });
-  return { id, utr };
 }
 
 /**
@@ -215,4 +243,34 @@ export async function deleteSingleSends(deps: AppDeps, userId: number, rawUtrs: 
     );
     return n;
   });
+}
+
+/**
+ * Picks an A/B test's winner by hand while it waits (from its start until a winner is chosen):
+ * the winner's mail goes to the rest of the recipients at once. 404 when the send is not the
+ * account's; 409 when it has no test, has not started, or its winner was already chosen; 422 when
+ * the variant is not one of its test's.
+ */
+export async function pickAbWinner(
+  deps: AppDeps,
+  userId: number,
+  input: { utr: string; variant: number },
+): Promise<{ utr: string; ab_winner: number; queued: number }> {
+  const { db } = deps.database;
+  const send = await requireSend(db, userId, input.utr);
+  if (Number(send.ab_test) !== 1) throw new Conflict('The single send is not an A/B test.');
+  if (input.variant >= (await countVariants(db, send.id))) throw new ValidationError({ variant: [messages.invalid('variant')] });
+  if (send.status < STATUS.running)
+    throw new Conflict('The A/B test has not started yet: its winner can be picked once the send is running, until one is chosen.');
+  const chosen = send.ab_winner === null ? await chooseWinner(deps, send.id, input.variant, deps.clock.now()) : null;
+  if (!chosen) {
+    const now = await findSingleSend(db, userId, send.utr);
+    if (!now) throw new NotFound(Rnf);
+    throw new Conflict(`The winner of the A/B test was already chosen: variant ${String(now.ab_winner)}.`);
+  }
+  deps.log.info(
+    { singleSend: send.utr, userId, winner: chosen.winner, queued: chosen.queued },
+    'single send A/B test: winner picked by hand',
+  );
+  return { utr: send.utr, ab_winner: chosen.winner, queued: chosen.queued };
 }

@@ -4,7 +4,7 @@
  */
 import type { Config } from '../../config.js';
 import { validateDesign } from '../../delivery/render.js';
-import { messages, type Rules } from '../../http/messages.js';
+import { label, messages, type Rules } from '../../http/messages.js';
 import { isTemplateId } from '../../delivery/designs.js';
 
 /** The design fields of a mailing's body. */
@@ -19,21 +19,24 @@ const given = (s: string | undefined): string | null => (s !== undefined && s.tr
 
 /**
  * Checks the design fields (the schema's failures are already in `rules`): a template of the list,
- * at most one of JSON and HTML, and a JSON design that compiles. Returns the design columns to store.
+ * at most one of JSON and HTML, and a JSON design that compiles. `prefix` names nested fields (an
+ * A/B test's `variants.1.`). Returns the design columns to store.
  */
 export async function checkDesign(
   input: DesignInput,
   rules: Rules,
+  prefix = '',
 ): Promise<{ template_json: string | null; template_html: string | null }> {
-  if (!rules.failed('template_id') && !isTemplateId(input.template_id)) rules.add('template_id', messages.invalid('template_id'));
+  const [id, jsonField, htmlField] = ['template_id', 'template_json', 'template_html'].map((f) => prefix + f);
+  if (!rules.failed(id) && !isTemplateId(input.template_id)) rules.add(id, messages.invalid(id));
   const json = given(input.template_json);
   const html = given(input.template_html);
   if (json !== null && html !== null) {
-    rules.add('template_json', 'The template json field prohibits template html from being present.');
-    rules.add('template_html', 'The template html field prohibits template json from being present.');
-  } else if (json !== null && !rules.failed('template_json')) {
-    const failure = await validateDesign(json, 'template json');
-    if (failure) rules.add('template_json', failure);
+    rules.add(jsonField, `The ${label(jsonField)} field prohibits ${label(htmlField)} from being present.`);
+    rules.add(htmlField, `The ${label(htmlField)} field prohibits ${label(jsonField)} from being present.`);
+  } else if (json !== null && !rules.failed(jsonField)) {
+    const failure = await validateDesign(json, label(jsonField));
+    if (failure) rules.add(jsonField, failure);
   }
   return { template_json: json, template_html: html };
 }
