@@ -7,7 +7,9 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { setup, type TestContext } from '../helpers.js';
+import { Client, setup, type TestContext } from '../helpers.js';
+import { keyLookup } from '../../src/modules/keys/keys.queries.js';
+import { inviteFirstOwner } from '../../src/modules/users/users.service.js';
 import { builtConsole } from './console-build.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -18,6 +20,19 @@ const AXE = readFileSync(join(import.meta.dirname, '..', '..', 'node_modules', '
 export const skipWithoutChromium: string | false = existsSync(CHROMIUM)
   ? false
   : `${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium) to run the browser test`;
+
+/** The password of the owners the harness makes. */
+export const OWNER_PASSWORD = 'the console owner password';
+
+/** An account's keys (the account found by its public key when `user_id` is not given). */
+export type AccountKeys = { public_key: string; secret_key: string; user_id?: number };
+
+/** A person who signs in to the console. */
+export interface Owner {
+  id: number;
+  email: string;
+  password: string;
+}
 
 export interface Opened {
   context: BrowserContext;
@@ -34,8 +49,15 @@ export interface ConsoleHarness {
   /** The folder the console was built into. */
   dir: string;
   open(options?: Parameters<Browser['newContext']>[0]): Promise<Opened>;
-  /** Signs in with an account's keys (account a by default) and waits for the overview. */
-  signIn(page: Page, keys?: { public_key: string; secret_key: string }): Promise<void>;
+  /**
+   * Signs in as the owner of the account of `keys` (account a by default), by email and password
+   * on the sign-in page, and waits for the overview. The owner is made at the first call (see `owner`).
+   */
+  signIn(page: Page, keys?: AccountKeys): Promise<void>;
+  /** The owner of the account of `keys` (account a by default): made once, as the first start makes one, then reused. */
+  owner(keys?: AccountKeys): Promise<Owner>;
+  /** Fills the sign-in page with an email and a password and presses Sign in (waits for nothing). */
+  fillSignIn(page: Page, email: string, password: string): Promise<void>;
   /** axe-core's serious and critical violations on the page, as readable lines. */
   axeViolations(page: Page): Promise<string[]>;
   /** A full-page screenshot as test-results/console/<name>.png. */
@@ -74,7 +96,9 @@ export async function startConsole(options: Parameters<typeof setup>[0] = {}): P
     const page = await context.newPage();
     const problems: string[] = [];
     page.on('console', (m) => {
-      if (m.type() === 'error') problems.push(`console: ${m.text()}`);
+      // A page opened without a session asks GET /session, which answers 401: how the console learns it must sign in.
+      const askedWho = m.location().url.endsWith('/session') && m.text().includes('status of 401');
+      if (m.type() === 'error' && !askedWho) problems.push(`console: ${m.text()}`);
     });
     page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
     page.on('dialog', (d) => {
@@ -84,11 +108,43 @@ export async function startConsole(options: Parameters<typeof setup>[0] = {}): P
     return { context, page, problems };
   }
 
-  async function signIn(page: Page, keys = t.a.keys!) {
-    await page.goto(`${base}/app`);
-    await page.getByLabel('Public key').fill(keys.public_key);
-    await page.getByLabel('Secret key').fill(keys.secret_key);
+  // Each account's owner, made once: the one-time link of the service's first-owner invitation,
+  // accepted through the public route as a person does in the browser.
+  const owners = new Map<string, Promise<Owner>>();
+  function owner(keys: AccountKeys = t.a.keys!): Promise<Owner> {
+    let made = owners.get(keys.public_key);
+    if (!made) {
+      made = (async () => {
+        const userId = keys.user_id ?? (await keyLookup(t.database).find(keys.public_key))?.user_id;
+        if (!userId) throw new Error(`no account has the public key ${keys.public_key}`);
+        const email = `owner@account-${userId}.example.com`;
+        const link = await inviteFirstOwner(t.database.db, t.config, userId, email, t.clock.now());
+        const token = link.slice(link.lastIndexOf('/') + 1);
+        const accepted = await t.anon.post('/session/accept-invite', {
+          token,
+          name: `Owner of account ${userId}`,
+          password: OWNER_PASSWORD,
+        });
+        if (accepted.status !== 200) throw new Error(`accepting the owner's invitation: ${accepted.text}`);
+        const listed = await new Client(t.app, { user_id: userId, public_key: keys.public_key, secret_key: keys.secret_key }).get('/users');
+        const id = (listed.body.message.users as Array<{ id: number; email: string }>).find((u) => u.email === email)!.id;
+        return { id, email, password: OWNER_PASSWORD };
+      })();
+      owners.set(keys.public_key, made);
+    }
+    return made;
+  }
+
+  async function fillSignIn(page: Page, email: string, password: string) {
+    await page.getByLabel('Email', { exact: true }).fill(email);
+    await page.getByLabel('Password', { exact: true }).fill(password);
     await page.getByRole('button', { name: 'Sign in' }).click();
+  }
+
+  async function signIn(page: Page, keys: AccountKeys = t.a.keys!) {
+    const { email, password } = await owner(keys);
+    await page.goto(`${base}/app`);
+    await fillSignIn(page, email, password);
     await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
   }
 
@@ -118,6 +174,8 @@ export async function startConsole(options: Parameters<typeof setup>[0] = {}): P
     dir: build.dir,
     open,
     signIn,
+    owner,
+    fillSignIn,
     axeViolations,
     shot,
     async close() {

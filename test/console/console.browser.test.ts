@@ -30,18 +30,18 @@ describe('the console in chromium', { skip: skipWithoutChromium }, () => {
     await h?.close();
   });
 
-  it('refuses a wrong key with an alert, and keeps nothing', async () => {
+  it('refuses a wrong password with an alert, and keeps nothing', async () => {
     const { context, page, problems } = await open();
     await page.goto(`${base}/app`);
-    await page.getByLabel('Public key').fill(t.a.keys!.public_key);
-    await page.getByLabel('Secret key').fill('sk_wrong');
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await h.fillSignIn(page, (await h.owner()).email, 'not the password at all');
     const alert = page.getByRole('alert');
-    assert.equal(await alert.textContent(), 'These keys were not accepted. Check the public and the secret key.');
+    await alert.waitFor();
+    assert.equal(await alert.textContent(), 'Invalid email or password');
     assert.equal(await page.evaluate(() => sessionStorage.length), 0);
+    assert.deepEqual(await context.cookies(), []);
     assert.deepEqual(await axeViolations(page), []);
     await shot(page, 'sign-in-refused');
-    // The 401 of the key check is the one console error expected here.
+    // The 401 of the sign-in is the one console error expected here.
     assert.deepEqual(
       problems.filter((p) => !p.includes('401')),
       [],
@@ -52,8 +52,13 @@ describe('the console in chromium', { skip: skipWithoutChromium }, () => {
   it('signs in, shows each section with its heading, passes axe on every page, and signs out', async () => {
     const { context, page, problems } = await open();
     await signIn(page);
-    assert.equal(await page.evaluate(() => sessionStorage.length), 2);
-    assert.deepEqual(await context.cookies(), []);
+    // No key in the browser: the session is an HttpOnly cookie no script reads.
+    assert.equal(await page.evaluate(() => sessionStorage.length), 0);
+    assert.deepEqual(
+      (await context.cookies()).map((c) => [c.name, c.httpOnly, c.sameSite]),
+      [['campaign_session', true, 'Strict']],
+    );
+    assert.equal(await page.evaluate(() => document.cookie), '');
     assert.equal(await page.evaluate(() => localStorage.length), 0);
     const nav = page.getByRole('navigation', { name: 'Main' });
     for (const name of SECTIONS) {
@@ -64,12 +69,12 @@ describe('the console in chromium', { skip: skipWithoutChromium }, () => {
       assert.deepEqual(await axeViolations(page), [], `axe on ${name}`);
       await shot(page, name.toLowerCase().replace(' ', '-'));
     }
-    // A reload keeps the page and the session (sessionStorage lives as long as the tab).
+    // A reload keeps the page and the session (the cookie; GET /session tells the page who is signed in).
     await page.reload();
     await page.getByRole('heading', { level: 1, name: 'Settings' }).waitFor();
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('button', { name: 'Sign in' }).waitFor();
-    assert.equal(await page.evaluate(() => sessionStorage.length), 0);
+    assert.deepEqual(await context.cookies(), []);
     assert.deepEqual(problems, []);
     await context.close();
   });
@@ -149,12 +154,13 @@ describe('the console in chromium', { skip: skipWithoutChromium }, () => {
       isMobile: true,
       hasTouch: true,
     });
+    const owner = await h.owner();
     await page.goto(`${base}/app/contacts`);
     // Keyboard only: the fields and the button in order.
-    await page.getByLabel('Public key').focus();
-    await page.keyboard.type(t.a.keys!.public_key);
+    await page.getByLabel('Email', { exact: true }).focus();
+    await page.keyboard.type(owner.email);
     await page.keyboard.press('Tab');
-    await page.keyboard.type(t.a.keys!.secret_key);
+    await page.keyboard.type(owner.password);
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { level: 1, name: 'Contacts' }).waitFor();
     assert.equal(await page.getByRole('navigation', { name: 'Main' }).isVisible(), false);

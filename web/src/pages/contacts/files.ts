@@ -1,24 +1,4 @@
-/**
- * Files the Contacts pages hand to the browser: a keyed download (the CSV sample needs the key
- * headers, so a plain link cannot fetch it) and a blob saved under a name.
- */
-import { ApiError } from '../../lib/api';
-import type { Keys } from '../../lib/session';
-
-/** Fetches `path` with the key headers and answers its body as a Blob (a failure as an ApiError). */
-export async function fetchFile(keys: Keys, path: string): Promise<Blob> {
-  let res: Response;
-  try {
-    res = await fetch(path, { headers: { PublicKey: keys.publicKey, SecretKey: keys.secretKey } });
-  } catch {
-    throw new ApiError(0, 'The service cannot be reached. Check your connection and try again.');
-  }
-  if (!res.ok) {
-    const body = (await res.json().catch(() => null)) as { errors?: unknown } | null;
-    throw new ApiError(res.status, typeof body?.errors === 'string' ? body.errors : `The service answered ${res.status}.`);
-  }
-  return res.blob();
-}
+/** What the Contacts pages share: a blob saved as a download (fetched with `download` of lib/api), a field name as a label. */
 
 /** Offers `blob` as a download named `name` (an `<a download>` clicked once, then let go). */
 export function saveBlob(blob: Blob, name: string): void {
