@@ -185,6 +185,8 @@ describe('an A/B test survives SIGKILL of the process sending it, at each phase'
       const subjects = new Set(got.get(r.email_key));
       assert.deepEqual([...subjects], [SUBJECTS[r.ab_variant ?? 0]], `${r.email_key}: one variant, its own`);
     }
+    const shown = (await call('GET', `/single-send/details?utr=${utr}`)).message.singleSend[0];
+    assert.deepEqual([shown.status, shown.ab_winner, shown.triggered], [3, 0, PEOPLE]);
     server.proc.kill('SIGTERM');
     assert.equal(await server.exited, 0);
   });
