@@ -7,7 +7,7 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { Client, setup, type TestContext } from '../helpers.js';
+import { Client, setup, type SetupOptions, type TestContext } from '../helpers.js';
 import { keyLookup } from '../../src/modules/keys/keys.queries.js';
 import { inviteFirstOwner } from '../../src/modules/users/users.service.js';
 import { builtConsole } from './console-build.js';
@@ -80,10 +80,10 @@ export async function dropFile(page: Page, selector: string, name: string, text:
   await page.dispatchEvent(selector, 'drop', { dataTransfer });
 }
 
-/** Starts the app (with `setup`'s options) and chromium. */
-export async function startConsole(options: Parameters<typeof setup>[0] = {}): Promise<ConsoleHarness> {
+/** Starts the app (with `setup`'s configuration and options: a test clock, an SMTP sink …) and chromium. */
+export async function startConsole(options: Parameters<typeof setup>[0] = {}, setupOptions: SetupOptions = {}): Promise<ConsoleHarness> {
   const build = await builtConsole();
-  const t = await setup({ ...options, consoleDir: build.dir });
+  const t = await setup({ ...options, consoleDir: build.dir }, setupOptions);
   const base = await t.app.listen({ host: '127.0.0.1', port: 0 });
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
