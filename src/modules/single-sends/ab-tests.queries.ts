@@ -36,37 +36,27 @@ export async function replaceVariants(
   await insertVariants(db, send, variants);
 }
 
+/** What a copy of a variant takes from it (besides the account, and the send it now belongs to). */
+const COPIED = [
+  'variant',
+  'subject',
+  'template_id',
+  'template_json',
+  'template_html',
+  'design_id',
+  'sender_name',
+  'sender_address',
+] as const;
+
 /** Copies a send's variants to its copy (a duplicate). */
 export async function copyVariants(db: Db, fromId: number, toId: number): Promise<void> {
   await db
     .insertInto('single_send_variants')
-    .columns([
-      'user_id',
-      'single_send_id',
-      'variant',
-      'subject',
-      'template_id',
-      'template_json',
-      'template_html',
-      'design_id',
-      'sender_name',
-      'sender_address',
-    ])
+    .columns(['user_id', 'single_send_id', ...COPIED])
     .expression((eb) =>
       eb
         .selectFrom('single_send_variants')
-        .select([
-          'user_id',
-          sql<number>`cast(${toId} as integer)`.as('single_send_id'),
-          'variant',
-          'subject',
-          'template_id',
-          'template_json',
-          'template_html',
-          'design_id',
-          'sender_name',
-          'sender_address',
-        ])
+        .select(['user_id', sql<number>`cast(${toId} as integer)`.as('single_send_id'), ...COPIED])
         .where('single_send_id', '=', fromId),
     )
     .execute();
