@@ -6,9 +6,11 @@
  * with no database and no queue; and the raw ceiling (one message's bytes, built once, pushed to
  * every recipient). Then the same send at a tenth of the size: cost per message and peak RSS
  * should stay within 10%; then that small send again after BENCH_HISTORY (1,000,000) earlier
- * messages to the same addresses were seeded by SQL: at least 0.9 of its rate without them. Every run checks the sink got each address exactly once. See
- * bench/README.md.
- * Knobs (env): BENCH_RECIPIENTS (100000), BENCH_SMALL (a tenth), BENCH_HISTORY (1000000; 0: no history case), BENCH_ENGINES (sqlite,postgres),
+ * messages to the same addresses were seeded by SQL: at least 0.9 of its rate without them; then that small send as an A/B test
+ * (two subject variants, 20% in the test, its wait ended by the bench as soon as it begins): the whole send's rate at least 0.9 of
+ * the same send without a test. Every run checks the sink got each address exactly once. See bench/README.md.
+ * Knobs (env): BENCH_RECIPIENTS (100000), BENCH_SMALL (a tenth), BENCH_HISTORY (1000000; 0: no history case), BENCH_AB (1; 0: no A/B case),
+ * BENCH_ENGINES (sqlite,postgres),
  * BENCH_PROF=1 (CPU profile of the server of the large send in /tmp/prof-send), BENCH_BUILD=0 (use dist/ as it is),
  * BENCH_NODE_ARGS (extra node flags for the server), BENCH_VERBOSE=1.
  * The server is the production one: `dist/main.js` (built first), plain node, as `npm start` runs it.
@@ -17,6 +19,9 @@ import { execSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Db } from '../src/db/index.js';
+import { wakeWorkers } from '../src/queue/queue.queries.js';
+import { isoMicros } from '../src/util/time.js';
 import { benchDatabase, seedAccount, seedContacts, type Engine } from './lib/db.js';
 import { seedHistory } from './lib/history.js';
 import { fmt, peakRssKb, printFigure, sampleMemory } from './lib/measure.js';
@@ -36,6 +41,17 @@ const SCALE_TOLERANCE = 0.1;
 /** Earlier messages seeded before the history case (0: no such case). */
 const HISTORY = Number(process.env.BENCH_HISTORY ?? 1_000_000);
 const HISTORY_TARGET = 0.9;
+/** The A/B case (BENCH_AB=0: none) and its target: the whole send's rate ÷ the same send's without a test. */
+const AB = process.env.BENCH_AB !== '0';
+const AB_TARGET = 0.9;
+/** The A/B case's test: two variants (the send's subject and one more), 20% of the recipients, the shortest wait (ended by the bench). */
+const AB_TEST = {
+  ab_test: 1,
+  ab_test_percent: 20,
+  ab_winner_metric: 'opens',
+  ab_wait_minutes: 1,
+  variants: [{ subject: 'Spring news for ((first_name)), in short' }],
+};
 
 /** CPU time (user + system) a process has used, in ms (/proc/<pid>/stat, clock ticks of 10 ms). */
 function cpuMsOf(pid: number): number {
@@ -73,6 +89,7 @@ async function pipeline(
   from: number,
   n: number,
   prof: boolean,
+  abTest: { db: Db } | null = null,
 ): Promise<SendRun> {
   await sink.reset();
   // The production server (`npm start`: compiled, plain node, the API and its worker in one
@@ -97,8 +114,9 @@ async function pipeline(
     const sinkCpu0 = cpuMsOf(sink.pid);
     const memory = sampleMemory(server.pid, 100);
     const t0 = performance.now();
-    const utr = await createSend(server.url, headers, sendForm(base, type, `Bench send of ${n}`));
-    const d = await waitCompleted(server.url, headers, utr, sink, n);
+    const form = sendForm(base, type, `Bench send of ${n}${abTest ? ', A/B test' : ''}`);
+    const utr = await createSend(server.url, headers, abTest ? { ...form, ...AB_TEST } : form);
+    const d = await waitCompleted(server.url, headers, utr, sink, n, { onPoll: abTest ? () => endWait(abTest.db, utr) : undefined });
     const ms = performance.now() - t0;
     const { maxAnonKb, maxFileKb } = memory.stop();
     const run = {
@@ -117,6 +135,22 @@ async function pipeline(
   } finally {
     await server.stop();
   }
+}
+
+/**
+ * Ends an A/B test's wait as soon as it begins (the server's clock is the real one, and the
+ * shortest wait is a minute): its end moved to now, and on PostgreSQL the workers woken.
+ */
+async function endWait(db: Db, utr: string): Promise<void> {
+  const at = isoMicros(new Date());
+  const r = await db
+    .updateTable('single_sends')
+    .set({ ab_wait_ends_at: at })
+    .where('utr', '=', utr)
+    .where('ab_winner', 'is', null)
+    .where('ab_wait_ends_at', '>', at)
+    .executeTakeFirst();
+  if (Number(r.numUpdatedRows) > 0) await wakeWorkers(db);
 }
 
 async function benchEngine(engine: Engine, sink: BenchSink): Promise<void> {
@@ -174,6 +208,16 @@ async function benchEngine(engine: Engine, sink: BenchSink): Promise<void> {
       `  peak RSS ${little.peakMb.toFixed(0)} MB vs ${large.peakMb.toFixed(0)} MB: ratio ${rssRatio.toFixed(2)} (within 10% ${within(rssRatio)});` +
         ` sampled: anonymous ${little.anonMb.toFixed(0)} MB, mapped files ${little.fileMb.toFixed(0)} MB`,
     );
+    if (AB) {
+      // The same small send as an A/B test on a fresh server: the test share, the wait (ended at
+      // once), the winner chosen and the rest resolved and sent; each address still once.
+      const ab = await pipeline(bench.url, sink, base, headers, small.typeIds[0], N, SMALL, false, { db: bench.db });
+      printFigure(`pipeline ${fmt(SMALL)}, A/B test`, ab.rate, { label: 'without', value: little.rate }, 'msg/s', AB_TARGET);
+      console.log(
+        `  ${(ab.ms / 1000).toFixed(1)} s create → status 3 (without: ${(little.ms / 1000).toFixed(1)} s); peak RSS ${ab.peakMb.toFixed(0)} MB, ` +
+          `server CPU ${(ab.serverCpuMs / SMALL).toFixed(3)} ms/msg (without: ${(little.serverCpuMs / SMALL).toFixed(3)})`,
+      );
+    }
     if (HISTORY > 0) {
       // The same small send again, on an account that now holds HISTORY more earlier messages to
       // the same addresses: history must not slow sending.
