@@ -2,8 +2,9 @@
  * The console: the web application for account holders (built from web/ by `npm run build` into
  * dist/console), served at /app. Files under /app/assets/ carry a content hash in their names, so
  * they are cached for a year; every other path under /app is a page of the console and gets
- * index.html (never cached without asking), whose script routes in the browser. No keys here: the
- * console asks for them and sends them with each API call it makes.
+ * index.html (never cached without asking), whose script routes in the browser, the mailed
+ * invitation and reset links (/app/invite/<token>, /app/reset/<token>) included. No session is
+ * needed here: people sign in on the page, and the console calls the API with their session.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -47,7 +48,7 @@ export function consoleRoutes(dir: string): FastifyPluginAsync {
     const schema = {
       summary: 'The console: the web application for account holders',
       description:
-        'Sign in with the account keys and work in the browser. Every page under `/app/` answers this page (the console ' +
+        'People sign in with their email and password and work in the browser. Every page under `/app/` answers this page (the console ' +
         'routes in the browser); its scripts and styles are served from `/app/assets/`. Answers 503 with a page saying ' +
         'so when the console has not been built.',
       tags: ['Public pages'],

@@ -189,7 +189,7 @@ describe('the console in chromium', { skip: skipWithoutChromium }, () => {
     await context.close();
   });
 
-  it("keeps the first page's JavaScript within 150 KB gzipped; the chart and the editor are loaded apart", () => {
+  it("keeps the first page's JavaScript within 150 KB gzipped; the chart, the editor and the QR code generator are loaded apart", () => {
     const index = readFileSync(join(h.dir, 'index.html'), 'utf8');
     const scripts = [...index.matchAll(/(?:src|href)="\/app\/(assets\/[^"]+\.js)"/g)].map((m) => m[1]);
     assert.ok(scripts.length >= 1, index);
@@ -199,6 +199,7 @@ describe('the console in chromium', { skip: skipWithoutChromium }, () => {
     // Strings of the libraries' own code (their file names do appear, in the map of lazy chunks).
     assert.doesNotMatch(entry, /u-over/, 'uPlot is not in the first page');
     assert.doesNotMatch(entry, /gjs-padding-v-el/, 'GrapesJS is not in the first page');
+    assert.doesNotMatch(entry, /getBCHTypeInfo/, 'the QR code generator is not in the first page');
     const lazy = readdirSync(join(h.dir, 'assets')).filter((f) => f.endsWith('.js') && !scripts.includes(`assets/${f}`));
     const text = (f: string) => readFileSync(join(h.dir, 'assets', f), 'utf8');
     assert.ok(
@@ -208,6 +209,10 @@ describe('the console in chromium', { skip: skipWithoutChromium }, () => {
     assert.ok(
       lazy.some((f) => text(f).includes('gjs-padding-v-el')),
       'GrapesJS is in a chunk of its own',
+    );
+    assert.ok(
+      lazy.some((f) => text(f).includes('getBCHTypeInfo')),
+      'the QR code generator is in a chunk of its own, loaded with the two-factor set-up',
     );
   });
 });
