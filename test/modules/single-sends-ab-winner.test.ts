@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { isoMicros } from '../../src/util/time.js';
 import { suppressAddress } from '../../src/suppression/suppression.writes.js';
 import { drainQueue } from '../helpers.js';
+import { hrefsOf } from './clicks.helpers.js';
 import { addEndpoint, eventsSince, lastEventId } from '../events/events.helpers.js';
 import {
   abForm,
@@ -205,6 +206,36 @@ describe('single sends: an A/B test splits its share, waits, and sends the winne
     assert.deepEqual([done.status, done.triggered], [3, 4 + rest.length - 5 + 1]);
     for (const e of [globalOut, groupOut, suppressed, deleted, excluded]) assert.equal(t.sink!.to(e).length, 0, e);
     exactlyOnce(t, [...share.keys(), ...rest.slice(5), 'newcomer@example.com']);
+  });
+
+  test("a variant with a design of its own: its mail, its tracked links (placeholders filled) counted on the send; then the rest's", async () => {
+    const own = '<html><body><p>B for ((first_name))</p><p><a href="https://b.example.com/((sender_name))">B link</a></p></body></html>';
+    const { utr, emails } = await started('design', 10, [], {
+      ab_winner_metric: 'clicks',
+      variants: [{ subject: 'Subject B', template_html: own }],
+    });
+    const [first, second] = await shareOf(t, utr, 1);
+    const mail = t.sink!.to(first.email)[0];
+    assert.equal(mail.subject, 'Subject B');
+    assert.match(mail.html!, /B for P\d/);
+    assert.ok(!mail.html!.includes('Hello'), "not the send's design");
+    const href = hrefsOf(mail.html!).find((h) => h.includes('/t/click/'))!;
+    const r = await t.app.inject({ method: 'GET', url: new URL(href).pathname, headers: { 'user-agent': BROWSER } });
+    assert.deepEqual([r.statusCode, r.headers.location], [302, 'https://b.example.com/Acme%20News']);
+    assert.match(t.sink!.to(second.email)[0].html!, /B for P\d/);
+    const stats = (await t.a.get('/single-send/stats', { utr })).body.message.stats;
+    assert.deepEqual(stats.links.map((l: { url: string; unique_clicks: number }) => [l.url, l.unique_clicks]).sort(), [
+      ['https://b.example.com/((sender_name))', 1],
+      ['https://shop.example.com/spring', 0],
+    ]);
+    t.clock.advance(HOUR);
+    await drainQueue(t);
+    const share = await variantsOf(t, utr);
+    const subjects = exactlyOnce(t, emails);
+    for (const e of emails.filter((x) => share.get(x) === null)) {
+      assert.equal(subjects.get(e), 'Subject B');
+      assert.match(t.sink!.to(e)[0].html!, /B for P\d/);
+    }
   });
 
   test('a test deleted while it waits is cancelled and completes without a winner', async () => {
