@@ -16,6 +16,7 @@ import { automationBase, createAutomation, automationForm } from '../modules/aut
 import { createSend, sendForm } from '../modules/single-sends.helpers.js';
 import { createSegment } from '../modules/segments.helpers.js';
 import { mailedLink, PASSWORD, person } from '../modules/sessions/sessions.helpers.js';
+import { mjmlText } from '../support/designs.js';
 import { skipWithoutChromium, startConsole, type ConsoleHarness } from './browser.js';
 
 /** The code an authenticator app shows for `secret` at `at` (ms). */
@@ -25,25 +26,6 @@ const totp = (secret: string, at: number) =>
 /** The names of controls that would change something. */
 const WRITE =
   /^(Add|Save|Delete|Remove|Create|New|Import|Send|Duplicate|Edit|Set live|Pause|Rotate|Lift|Resend|Enable|Disable|Retry|Turn|Invite|Revoke|Change role|Review)\b/;
-
-const mjml = (text: string) =>
-  JSON.stringify({
-    tagName: 'mjml',
-    attributes: {},
-    children: [
-      {
-        tagName: 'mj-body',
-        attributes: {},
-        children: [
-          {
-            tagName: 'mj-section',
-            attributes: {},
-            children: [{ tagName: 'mj-column', attributes: {}, children: [{ tagName: 'mj-text', attributes: {}, content: text }] }],
-          },
-        ],
-      },
-    ],
-  });
 
 describe('people and access in the console', { skip: skipWithoutChromium }, () => {
   let h: ConsoleHarness;
@@ -377,7 +359,7 @@ describe('people and access in the console', { skip: skipWithoutChromium }, () =
       select_operator: ['contains'],
       value: ['@'],
     });
-    const design = await t.a.post('/designs/create', { name: 'Seen design', template_json: mjml('Hello') });
+    const design = await t.a.post('/designs/create', { name: 'Seen design', template_json: mjmlText('Hello') });
     const draft = await createSend(t.a, { ...sendForm(base, { single_send_name: 'Seen draft' }), draft: 1 });
     const automation = await createAutomation(t.a, automationForm(base, { automation_name: 'Seen automation' }));
     await t.a.post('/global-unsubscribes/save', { email_address: ['gone@example.com'] });

@@ -1,4 +1,5 @@
 /** The API's shapes the People & access pages read (the OpenAPI document at /openapi.json has them all). */
+import type { Action } from '../../lib/action.svelte';
 import type { Person } from '../../lib/auth.svelte';
 
 export type { Person };
@@ -40,3 +41,10 @@ export const ROLE_NOTES: Record<(typeof ROLES)[number], string> = {
   editor: 'builds and sends campaigns; no people, keys or audit log; sees webhooks and settings without changing them',
   viewer: 'sees everything but people, keys and the audit log; changes nothing',
 };
+
+/** Refuses a new password typed twice differently, on the `again` field (as the service marks its own fields). */
+export function checkRepeated(act: Action, password: string, again: string): void {
+  if (password === again) return;
+  act.fieldErrors = { again: ['The two passwords differ.'] };
+  throw new Error('The two passwords differ.');
+}
