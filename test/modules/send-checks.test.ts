@@ -31,9 +31,9 @@ describe('the check of a single send before sending', () => {
     const r = await t.a.get('/single-send/check', { utr });
     assert.equal(r.status, 200, r.text);
     return r.body.message as {
-      links: Array<{ url: string; text: string; kind: string }>;
+      links: Array<{ url: string; text: string; kind: string; variant?: number }>;
       recipients: number;
-      warnings: Array<{ type: string; message: string; url?: string; text?: string }>;
+      warnings: Array<{ type: string; message: string; url?: string; text?: string; variant?: number }>;
     };
   };
 
@@ -137,6 +137,103 @@ describe('the check of a single send before sending', () => {
       ['design_invalid'],
     );
     assert.match(c.warnings[0].message, /^The design cannot be used: /);
+  });
+
+  test("an A/B test: every variant's own design and subject, each warning naming its variant", async () => {
+    const own =
+      '<html><body><p>Hi ((first_name)) in ((colour))</p><a href="">Empty</a><a href="https://example.com/b">Fine</a></body></html>';
+    const utr = await createSend(
+      t.a,
+      sendForm(base, {
+        ...later,
+        template_html: '<html><body><a href="#">Read the story</a><a href="https://example.com/a">Shop</a></body></html>',
+        subject: 'News for ((frist_name))',
+        ab_test: 1,
+        ab_test_percent: 20,
+        ab_winner_metric: 'opens',
+        ab_wait_minutes: 60,
+        variants: [
+          // The send's design (its links listed once, under variant 0); a subject with an unknown and a known field.
+          { subject: 'Hello ((nickname)), your ((tier))' },
+          { subject: 'Plain', template_html: own },
+          // The same unknown name as variant 0's subject: each variant is told about its own.
+          { subject: 'Again ((frist_name))' },
+        ],
+      }),
+    );
+    const c = await check(utr);
+    assert.deepEqual(
+      c.links.map((l) => [l.variant, l.url, l.kind]),
+      [
+        [0, '#', 'anchor'],
+        [0, 'https://example.com/a', 'web'],
+        [0, '((unsubscribe_preferences))', 'placeholder'],
+        [2, '', 'empty'],
+        [2, 'https://example.com/b', 'web'],
+        [2, '((unsubscribe_preferences))', 'placeholder'],
+      ],
+    );
+    assert.deepEqual(c.warnings, [
+      {
+        type: 'link_anchor',
+        message: 'Variant 0: “Read the story” links to “#”, which goes nowhere in a mail.',
+        url: '#',
+        text: 'Read the story',
+        variant: 0,
+      },
+      {
+        type: 'unknown_placeholder',
+        message: 'Variant 0: ((frist_name)) is neither a contact field nor a custom field: it will be empty in every mail.',
+        variant: 0,
+      },
+      {
+        type: 'unknown_placeholder',
+        message: 'Variant 1: ((nickname)) is neither a contact field nor a custom field: it will be empty in every mail.',
+        variant: 1,
+      },
+      { type: 'link_empty', message: 'Variant 2: “Empty” has an empty link.', url: '', text: 'Empty', variant: 2 },
+      {
+        type: 'unknown_placeholder',
+        message: 'Variant 2: ((colour)) is neither a contact field nor a custom field: it will be empty in every mail.',
+        variant: 2,
+      },
+      {
+        type: 'unknown_placeholder',
+        message: 'Variant 3: ((frist_name)) is neither a contact field nor a custom field: it will be empty in every mail.',
+        variant: 3,
+      },
+    ]);
+
+    // A variant's stored design that no longer compiles is its own warning; the others are still checked.
+    await t.database.db
+      .updateTable('single_send_variants')
+      .set({ template_html: null, template_json: '{"tagName":"nope"' })
+      .where('variant', '=', 2)
+      .where(
+        'single_send_id',
+        '=',
+        (await t.database.db.selectFrom('single_sends').select('id').where('utr', '=', utr).executeTakeFirstOrThrow()).id,
+      )
+      .execute();
+    await t.database.db.updateTable('single_sends').set({ updated_at: '2031-01-01T00:00:00.000000Z' }).where('utr', '=', utr).execute();
+    const broken = await check(utr);
+    assert.deepEqual(
+      broken.warnings.map((w) => [w.variant, w.type]),
+      [
+        [0, 'link_anchor'],
+        [0, 'unknown_placeholder'],
+        [1, 'unknown_placeholder'],
+        [2, 'design_invalid'],
+        [3, 'unknown_placeholder'],
+      ],
+    );
+    assert.match(broken.warnings[3].message, /^Variant 2: The design cannot be used: /);
+    assert.equal(broken.links.filter((l) => l.variant === 2).length, 0);
+
+    // The same send without its test: no variant is named.
+    const plain = await createSend(t.a, sendForm(base, { ...later, template_html: '<html><body><a href="#">Read</a></body></html>' }));
+    assert.ok((await check(plain)).warnings.every((w) => !('variant' in w)));
+    assert.ok((await check(plain)).links.every((l) => !('variant' in l)));
   });
 
   test('another account’s send, an unknown utr and a missing utr', async () => {

@@ -20,7 +20,9 @@ export const sendCheckRoutes: FastifyPluginAsyncTypebox = async (app) => {
           '`message`: `link_anchor` (a link to `#…`, which goes nowhere in a mail), `link_empty`, `link_not_web` (not ' +
           '`http(s)://`, `mailto:`, `tel:` or a `((placeholder))`: a relative path, `javascript:`, `www.…` without its scheme), ' +
           '`unknown_placeholder` (neither a contact field nor a custom field: empty in every mail), `design_invalid`, ' +
-          '`sender_not_verified` (or gone) and `no_recipients`. Nothing is refused: the send stays possible. ' +
+          '`sender_not_verified` (or gone) and `no_recipients`. An A/B test is checked variant by variant: each design ' +
+          "of its own (its links too) and each variant's subject, those links and warnings naming it in `variant` and " +
+          'their `message` (`Variant 2: …`). Nothing is refused: the send stays possible. ' +
           'Not found: `Record not found`.',
         querystring: CheckQuery,
         response: responses(CheckAnswer, 404, 422),

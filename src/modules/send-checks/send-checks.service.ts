@@ -1,16 +1,18 @@
 /**
  * The check of a single send before it goes (`GET /single-send/check`): the links of its design,
  * with a warning for each that goes nowhere in a mail, and the other things worth a look (an
- * unknown placeholder, an unverified sender, no recipient). Warnings only: the
- * send stays possible; the console shows them in its review step.
+ * unknown placeholder, an unverified sender, no recipient); for an A/B test, every variant's design
+ * and subject, each warning naming its variant. Warnings only: the send stays possible; the
+ * console shows them in its review step.
  */
 import type { AppDeps } from '../../deps.js';
 import { PLACEHOLDER_NAMES } from '../../delivery/placeholders.js';
-import { DesignError, type Segments } from '../../delivery/render.js';
+import { DesignError, tokenize, type CompiledDesign, type Segments } from '../../delivery/render.js';
 import { customFieldsByName } from '../fields/fields.queries.js';
 import { findSender, findVerifiedSender } from '../senders/senders.queries.js';
+import { selectVariants } from '../single-sends/ab-tests.queries.js';
 import { countSingleSendRecipients } from '../single-sends/single-sends.service.js';
-import { requireSend, viewDesign } from '../test-sends/test-sends.preview.js';
+import { hasOwnDesign, requireSend, viewDesign } from '../test-sends/test-sends.preview.js';
 import { designLinks, type DesignLink } from './send-checks.links.js';
 import type { CheckWarning, SendCheck } from './send-checks.schema.js';
 
@@ -37,31 +39,66 @@ function linkWarning(link: DesignLink): CheckWarning | null {
   }
 }
 
+/** `warning` of A/B test variant `index` (undefined: a send without a test): the variant named in its words and its field. */
+function ofVariant(warning: CheckWarning, index: number | undefined): CheckWarning {
+  if (index === undefined) return warning;
+  return { ...warning, message: `Variant ${index}: ${warning.message}`, variant: index };
+}
+
+/**
+ * What one part of the send carries: a design (its links, and placeholders in it and its subject),
+ * or a subject alone (an A/B test's variant that has the send's design).
+ */
+type Part = { index: number | undefined; design: () => Promise<CompiledDesign> } | { index: number; subject: string };
+
 /** `GET /single-send/check`: the send's links and warnings, and how many it would go to now. */
 export async function checkSingleSend(deps: AppDeps, userId: number, rawUtr: unknown): Promise<SendCheck> {
   const { db } = deps.database;
   const send = await requireSend(deps, userId, rawUtr);
+  const ab = Number(send.ab_test) === 1;
+  // An A/B test's variants are checked as the send is: each design once (a variant without a
+  // design of its own shares variant 0's), each subject's placeholders, every warning naming its variant.
+  const parts: Part[] = [{ index: ab ? 0 : undefined, design: () => viewDesign(send) }];
+  if (ab)
+    for (const v of await selectVariants(db, [send.id]))
+      parts.push(
+        hasOwnDesign(v)
+          ? { index: Number(v.variant), design: () => viewDesign(send, v) }
+          : { index: Number(v.variant), subject: v.subject },
+      );
   const warnings: CheckWarning[] = [];
-  let links: DesignLink[] = [];
-  try {
-    const compiled = await viewDesign(send);
-    links = designLinks(withTokens(compiled.html));
-    for (const link of links) {
-      const warning = linkWarning(link);
-      if (warning) warnings.push(warning);
-    }
-    const others = [...compiled.names].filter((n) => !KNOWN.has(n));
-    if (others.length > 0) {
-      const fields = new Set([...(await customFieldsByName(db, userId)).keys()].map((k) => k.toLowerCase()));
-      for (const name of others.filter((n) => !fields.has(n)))
-        warnings.push({
-          type: 'unknown_placeholder',
-          message: `((${name})) is neither a contact field nor a custom field: it will be empty in every mail.`,
-        });
-    }
-  } catch (err) {
-    if (!(err instanceof DesignError)) throw err;
-    warnings.push({ type: 'design_invalid', message: `The design cannot be used: ${err.message}` });
+  const links: SendCheck['links'] = [];
+  let fields: Set<string> | undefined;
+  const unknown = async (names: Iterable<string>) => {
+    const others = [...names].filter((n) => !KNOWN.has(n));
+    if (others.length === 0) return [];
+    fields ??= new Set([...(await customFieldsByName(db, userId)).keys()].map((k) => k.toLowerCase()));
+    return others.filter((n) => !fields!.has(n));
+  };
+  for (const part of parts) {
+    const found: CheckWarning[] = [];
+    let names: Iterable<string>;
+    if ('subject' in part) names = tokenize(part.subject).keys;
+    else
+      try {
+        const compiled = await part.design();
+        for (const link of designLinks(withTokens(compiled.html))) {
+          links.push(part.index === undefined ? link : { ...link, variant: part.index });
+          const warning = linkWarning(link);
+          if (warning) found.push(warning);
+        }
+        names = compiled.names;
+      } catch (err) {
+        if (!(err instanceof DesignError)) throw err;
+        found.push({ type: 'design_invalid', message: `The design cannot be used: ${err.message}` });
+        names = [];
+      }
+    for (const name of await unknown(names))
+      found.push({
+        type: 'unknown_placeholder',
+        message: `((${name})) is neither a contact field nor a custom field: it will be empty in every mail.`,
+      });
+    warnings.push(...found.map((w) => ofVariant(w, part.index)));
   }
   if (!(await findVerifiedSender(db, userId, send.sender_id)))
     warnings.push({

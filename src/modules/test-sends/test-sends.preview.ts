@@ -15,22 +15,33 @@ import type { Principal } from '../../http/principal.js';
 import { utrOf } from '../../http/schemas.js';
 import { findSingleSend } from '../single-sends/single-sends.queries.js';
 import type { SingleSendRow } from '../single-sends/single-sends.schema.js';
+import type { VariantRow } from '../single-sends/ab-tests.schema.js';
 import { fillContactFor, sendAudience, type FillContact } from './test-sends.contact.js';
 import type { PreviewInput } from './test-sends.schema.js';
 
 /**
  * The send's design as a person looks at it (a preview, the send check): footer added, no open
- * pixel, links as written. Compiled once per version of the send.
+ * pixel, links as written. Compiled once per version of the send. With `variant`: that variant of
+ * its A/B test (its subject, and its own design; the send's when it has none).
  */
-export function viewDesign(send: SingleSendRow): Promise<CompiledDesign> {
-  return compiledOnce(`view:single_send:${send.id}:${send.updated_at}`, () => ({
-    design: { templateId: send.template_id, templateJson: send.template_json, templateHtml: send.template_html },
-    subject: send.subject,
+export function viewDesign(send: SingleSendRow, variant: VariantRow | null = null): Promise<CompiledDesign> {
+  const own = variant && hasOwnDesign(variant) ? variant : null;
+  const name = variant ? `${send.id}:${variant.variant}` : `${send.id}`;
+  return compiledOnce(`view:single_send:${name}:${send.updated_at}`, () => ({
+    design: own
+      ? { templateId: own.template_id ?? send.template_id, templateJson: own.template_json, templateHtml: own.template_html }
+      : { templateId: send.template_id, templateJson: send.template_json, templateHtml: send.template_html },
+    subject: variant?.subject ?? send.subject,
     preheader: send.preheader,
     footer: true,
     openPixel: false,
     trackClicks: false,
   }));
+}
+
+/** Whether an A/B test's variant has a design of its own (else it has the send's). */
+export function hasOwnDesign(variant: VariantRow): boolean {
+  return variant.template_id !== null || variant.template_json !== null || variant.template_html !== null;
 }
 
 export interface Preview {
