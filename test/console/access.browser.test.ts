@@ -168,7 +168,7 @@ describe('people and access in the console', { skip: skipWithoutChromium }, () =
 
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('button', { name: 'Sign in' }).waitFor();
-    await second.getByRole('alert').filter({ hasText: 'You signed out in another tab.' }).waitFor();
+    await second.getByRole('alert').filter({ hasText: 'You were signed out in another tab.' }).waitFor();
     // Signed in again in one tab: the other follows.
     const owner = await h.owner();
     await h.fillSignIn(page, owner.email, owner.password);

@@ -96,9 +96,7 @@ export async function startConsole(options: Parameters<typeof setup>[0] = {}, se
     const page = await context.newPage();
     const problems: string[] = [];
     page.on('console', (m) => {
-      // A page opened without a session asks GET /session, which answers 401: how the console learns it must sign in.
-      const askedWho = m.location().url.endsWith('/session') && m.text().includes('status of 401');
-      if (m.type() === 'error' && !askedWho) problems.push(`console: ${m.text()}`);
+      if (m.type() === 'error') problems.push(`console: ${m.text()}`);
     });
     page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
     page.on('dialog', (d) => {

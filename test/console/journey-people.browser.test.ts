@@ -93,10 +93,10 @@ describe('the console: an owner and an editor at work', { skip: skipWithoutChrom
     await page.getByRole('link', { name: 'New single send' }).click();
     await heading(page, 'New single send');
     await page.locator('iframe.design-preview').waitFor();
-    await page.getByLabel('Name').fill('Spring letter');
+    await page.getByLabel('Name', { exact: true }).fill('Spring letter');
     await page.getByRole('group', { name: 'Recipients' }).getByLabel('All contacts of Customers').check();
-    await page.getByLabel('Subject').fill('Spring is here');
-    await page.getByLabel('Preheader').fill('What is new');
+    await page.getByLabel('Subject', { exact: true }).fill('Spring is here');
+    await page.getByLabel('Preheader', { exact: true }).fill('What is new');
     await page.getByLabel('Unsubscribe group').selectOption({ label: 'Newsletter' });
     await press(page.getByRole('button', { name: 'Save draft' }));
     await status(page, 'Draft saved.');
@@ -124,7 +124,7 @@ describe('the console: an owner and an editor at work', { skip: skipWithoutChrom
     await owner.page.getByLabel('Actor type').selectOption('user');
     await owner.page.getByLabel('Actor id').fill(String(editorId));
     await owner.page.getByRole('button', { name: 'Apply filters' }).click();
-    await owner.page.getByRole('cell', { name: 'session.sign_in', exact: true }).waitFor();
+    await owner.page.getByRole('cell', { name: 'session.sign_in', exact: true }).first().waitFor();
     const actions = await owner.page.locator('tbody td[data-label="Action"]').allTextContents();
     for (const action of ['session.invite_accepted', 'session.sign_in', 'POST /single/send/create', 'POST /single/send/update'])
       assert.ok(actions.includes(action), `${action} in ${actions}`);

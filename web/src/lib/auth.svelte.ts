@@ -2,8 +2,9 @@
  * Who is signed in. The console holds no key: the service keeps the session in the HttpOnly cookie
  * `campaign_session`, which no script can read, and this module keeps what the session answered:
  * the person, their scopes (from their role), the account's two-factor rule and the CSRF token sent
- * with every call. A new tab asks `GET /session`; a sign-in or sign-out is told to the other tabs
- * of the browser; a 401 from any call returns to the sign-in page with the service's words.
+ * with every call, in memory. A mark in localStorage (no secret: `signed-in`, or nothing) says that
+ * this browser holds a session: a new tab asks `GET /session` only then, and the other tabs follow
+ * when it comes or goes. A 401 from any call returns to the sign-in page with the service's words.
  */
 import { api, ApiError, call, connect, type Api } from './api';
 
@@ -38,8 +39,8 @@ export const session = $state<{
 
 let csrf = '';
 
-/** Sign-ins and sign-outs, told to the other tabs of this browser (they share the cookie). */
-const tabs = typeof BroadcastChannel === 'function' ? new BroadcastChannel('campaign-session') : null;
+/** The mark of a session in this browser (its tabs share the cookie, and this). */
+const MARK = 'campaign.session';
 
 function take(answer: SessionAnswer): void {
   csrf = answer.csrf_token;
@@ -48,6 +49,7 @@ function take(answer: SessionAnswer): void {
   session.requireTwoFactor = answer.require_two_factor === 1;
   session.notice = '';
   session.state = 'in';
+  localStorage.setItem(MARK, 'signed-in');
 }
 
 function clear(notice = ''): void {
@@ -57,10 +59,18 @@ function clear(notice = ''): void {
   session.requireTwoFactor = false;
   session.notice = notice;
   session.state = 'out';
+  localStorage.removeItem(MARK);
 }
 
-/** Reads the session the cookie names, if any (a new tab, a reload, another tab's sign-in); true when signed in. */
+/**
+ * Reads the session the cookie names (a new tab, a reload, another tab's sign-in); true when signed
+ * in. Without the mark there is none to read: the sign-in page shows at once, with no request.
+ */
 export async function refresh(): Promise<boolean> {
+  if (session.state === 'checking' && !localStorage.getItem(MARK)) {
+    clear();
+    return false;
+  }
   try {
     take((await call<{ message: SessionAnswer }>('GET', '/session')).message);
     return true;
@@ -79,9 +89,11 @@ connect({
   renew: () => refresh(),
 });
 
-tabs?.addEventListener('message', (event: MessageEvent<string>) => {
-  if (event.data === 'signed-in') void refresh();
-  if (event.data === 'signed-out' && session.state === 'in') clear('You signed out in another tab.');
+// Another tab signed in (the mark came) or out (it went, by a sign-out or an ended session).
+addEventListener('storage', (event) => {
+  if (event.key !== MARK && event.key !== null) return;
+  if (event.newValue) void refresh();
+  else if (session.state === 'in') clear('You were signed out in another tab.');
 });
 
 /**
@@ -91,7 +103,6 @@ tabs?.addEventListener('message', (event: MessageEvent<string>) => {
 export async function signIn(email: string, password: string, code?: string): Promise<void> {
   const form = code ? { email, password, code } : { email, password };
   take((await call<{ message: SessionAnswer }>('POST', '/session/sign-in', { form })).message);
-  tabs?.postMessage('signed-in');
 }
 
 /** Ends the session at the service (the cookie goes), here and in the other tabs. */
@@ -102,7 +113,6 @@ export async function signOut(): Promise<void> {
     // Ended already (a 401): signed out all the same.
   }
   clear();
-  tabs?.postMessage('signed-out');
 }
 
 /** Whether the signed-in person may use `scope` (`contacts.write`, `users.read`, …): offer only what would work. */
