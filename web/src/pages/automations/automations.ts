@@ -50,6 +50,15 @@ export function waitWord(s: Pick<Schedule, 'waiting_period' | 'waiting_type'>): 
   return `${s.waiting_period} ${unit}${s.waiting_period === 1 ? '' : 's'}`;
 }
 
+/** The fields of the create and edit forms, in their order, with their labels (for the field errors). */
+export const FORM_LABELS = [
+  ['automation_name', 'Name'],
+  ['type', 'Type'],
+  ['automation_for', 'Runs for'],
+  ['unsubscribe_group_id', 'Unsubscribe group'],
+  ['exit_criteria', 'Stop for contacts who leave'],
+] as const;
+
 /** The keys create and update both take, from the form's values. */
 export function formBody(form: AutomationForm): Record<string, string | number> {
   return {

@@ -47,7 +47,8 @@ export interface Target {
 /** The values of the create and edit forms. */
 export interface AutomationForm {
   automation_name: string;
-  type: 'welcome' | 'custom';
+  /** Empty until chosen (create). */
+  type: 'welcome' | 'custom' | '';
   automation_for: string;
   unsubscribe_group_id: string;
   exit_criteria: boolean;
