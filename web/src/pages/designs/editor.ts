@@ -11,9 +11,10 @@ import type { Component, Editor } from 'grapesjs';
 const BLOCKS = ['mj-1-column', 'mj-2-columns', 'mj-3-columns', 'mj-text', 'mj-button', 'mj-image', 'mj-divider', 'mj-spacer'];
 const SECTION_BLOCKS = new Set(['mj-1-column', 'mj-2-columns', 'mj-3-columns']);
 
+/** The previews: a desktop mail client's width (the design is 600 px wide), and a phone's, below MJML's 480 px breakpoint. */
 export const DEVICES = [
   { id: 'Desktop', name: 'Desktop', width: '' },
-  { id: 'Phone', name: 'Phone', width: '360px', widthMedia: '480px' },
+  { id: 'Phone', name: 'Phone', width: '340px', widthMedia: '480px' },
 ] as const;
 export type DeviceId = (typeof DEVICES)[number]['id'];
 
@@ -31,14 +32,59 @@ export interface DesignEditor {
   setAddress(name: 'href' | 'src', value: string): void;
   /** Calls `listener` whenever the selection changes. */
   onSelect(listener: () => void): void;
+  /** Every link of the design: buttons, linked images and the links inside texts, in order. */
+  links(): DesignLink[];
+  /** Selects the link `id` (of `links()`) in the canvas and scrolls it into view. */
+  selectLink(id: string): void;
+  /** Whether the design changed since it was opened or last marked saved. */
+  isDirty(): boolean;
+  /** Marks the design as saved: no unsaved change from here. */
+  markSaved(): void;
+  /** Lays the canvas out again (after its box changed size). */
+  refresh(): void;
   destroy(): void;
 }
 
-/** What a selected button (a link) or image (an image and a link) lets a person set. */
+/** What a selected button (a link), image (an image and a link) or link in a text lets a person set. */
 export interface SelectedAddresses {
-  type: 'mj-button' | 'mj-image';
+  type: LinkType;
   href: string;
   src: string;
+  /** Whether the link goes somewhere for the mail's reader (see `linkWorks`). */
+  works: boolean;
+}
+
+export type LinkType = 'mj-button' | 'mj-image' | 'link';
+
+/** A link of the design, as the Links list shows it. */
+export interface DesignLink {
+  id: string;
+  type: LinkType;
+  /** The button's or link's text (an image's alt), for the reader to recognise it. */
+  text: string;
+  href: string;
+  works: boolean;
+}
+
+/**
+ * Whether a link goes somewhere for a mail's reader: a web address, a mail or phone link, or a
+ * `((placeholder))` filled per recipient. Empty, `#…`, a relative path or another scheme go
+ * nowhere (the review before sending warns about the same ones).
+ */
+export function linkWorks(href: string): boolean {
+  const url = href.trim();
+  return /^https?:\/\/[^\s/?#]/i.test(url) || /^(mailto|tel):/i.test(url) || /^\(\(\s*[A-Za-z0-9_]+\s*\)\)/.test(url);
+}
+
+const LINK_TYPES = new Set<string>(['mj-button', 'mj-image', 'link']);
+
+/** The text a person sees on a link's component: its words, else an image's alt. */
+function linkText(cmp: Component): string {
+  const attributes = cmp.getAttributes();
+  if (cmp.get('type') === 'mj-image') return String(attributes.alt ?? '') || 'Image';
+  const html = cmp.get('type') === 'mj-button' ? String(cmp.get('content') || cmp.getInnerHTML()) : cmp.getInnerHTML();
+  const text = new DOMParser().parseFromString(html, 'text/html').body.textContent ?? '';
+  return text.replace(/\s+/g, ' ').trim() || '(no text)';
 }
 
 /** The closest MJML column holding `cmp` (itself included). */
@@ -83,6 +129,9 @@ export async function createEditor(opts: { container: HTMLElement; blocks: HTMLE
     cssIcons: '',
     panels: { defaults: [] },
     canvas: { styles: [], scripts: [] },
+    // The head (default attributes, styles) is no part of the mail's body: grapesjs-mjml would draw
+    // its default-attribute elements (an empty text, section and button) at the top of the canvas.
+    protectedCss: '* { box-sizing: border-box; } body { margin: 0; } [data-gjs-type="mj-head"] { display: none !important; }',
     assetManager: { upload: false, assets: [] },
     blockManager: { appendTo: opts.blocks, appendOnClick: true },
     deviceManager: { devices: DEVICES.map((d) => ({ ...d })) },
@@ -96,6 +145,8 @@ export async function createEditor(opts: { container: HTMLElement; blocks: HTMLE
           imagePlaceholderSrc: `${location.origin}/images/templates/blank.png`,
           fonts: {},
           importPlaceholder: '',
+          // Its dark theme colours would show around the canvas and between the block tiles.
+          useCustomTheme: false,
         }),
     ],
   });
@@ -116,6 +167,8 @@ export async function createEditor(opts: { container: HTMLElement; blocks: HTMLE
   });
 
   await new Promise<void>((resolve) => editor.onReady(() => resolve()));
+  // Opening the design is no change of it.
+  editor.clearDirtyCount();
   keyboardBlocks(opts.blocks);
   // The canvas frame is otherwise untitled (axe: frame-title).
   const titleFrame = () => editor.Canvas.getFrameEl()?.setAttribute('title', 'Design canvas');
@@ -154,19 +207,49 @@ export async function createEditor(opts: { container: HTMLElement; blocks: HTMLE
     },
     selectedAddresses() {
       const selected = editor.getSelected();
-      const type = selected?.get('type');
-      if (!selected || (type !== 'mj-button' && type !== 'mj-image')) return null;
+      const type = String(selected?.get('type') ?? '') as LinkType;
+      if (!selected || !LINK_TYPES.has(type)) return null;
       const attributes = selected.getAttributes();
-      return { type, href: String(attributes.href ?? ''), src: String(attributes.src ?? '') };
+      const href = String(attributes.href ?? '');
+      // An image needs no link; a button or a text's link does.
+      return { type, href, src: String(attributes.src ?? ''), works: linkWorks(href) || (type === 'mj-image' && href === '') };
     },
     setAddress(name, value) {
       const selected = editor.getSelected();
-      const type = selected?.get('type');
-      if (selected && (type === 'mj-button' || type === 'mj-image')) selected.addAttributes({ [name]: value });
+      if (selected && LINK_TYPES.has(String(selected.get('type')))) selected.addAttributes({ [name]: value });
     },
     onSelect(listener) {
       editor.on('component:toggled', listener);
     },
+    links() {
+      const body = editor.getWrapper()?.findType('mj-body')[0];
+      if (!body) return [];
+      const found: DesignLink[] = [];
+      const walk = (cmp: Component) => {
+        const type = cmp.get('type') as string;
+        const href = String(cmp.getAttributes().href ?? '');
+        if (LINK_TYPES.has(type) && !(type === 'mj-image' && href === ''))
+          found.push({ id: cmp.cid, type: type as LinkType, text: linkText(cmp), href, works: linkWorks(href) });
+        cmp.components().forEach(walk);
+      };
+      walk(body);
+      return found;
+    },
+    selectLink(id) {
+      const body = editor.getWrapper()?.findType('mj-body')[0];
+      let target: Component | undefined;
+      const walk = (cmp: Component) => {
+        if (cmp.cid === id) target = cmp;
+        else cmp.components().forEach(walk);
+      };
+      if (body) walk(body);
+      if (!target) return;
+      editor.select(target);
+      target.getEl()?.scrollIntoView({ block: 'center' });
+    },
+    isDirty: () => editor.getDirtyCount() > 0,
+    markSaved: () => void editor.clearDirtyCount(),
+    refresh: () => editor.refresh(),
     destroy: () => editor.destroy(),
   };
 }
