@@ -53,6 +53,31 @@ export async function findPublicMessage(db: Db, kinds: MailKinds, messageId: num
   };
 }
 
+/**
+ * The name a message's reader knows its sender by: the name its campaign (a single send, an
+ * automation email) was sent under, else its sender's from name today; null when it has neither.
+ */
+export async function findMessageSenderName(db: Db, message: Pick<PublicMessage, 'id' | 'user_id'>): Promise<string | null> {
+  const row = await db
+    .selectFrom('mail_messages as m')
+    .leftJoin('single_sends as s', 's.id', 'm.single_send_id')
+    .leftJoin('automation_schedules as a', 'a.id', 'm.automation_schedule_id')
+    .select(['s.sender_name as send_name', 's.sender_id as send_sender', 'a.sender_name as email_name', 'a.sender_id as email_sender'])
+    .where('m.id', '=', message.id)
+    .executeTakeFirst();
+  const named = (row?.send_name ?? row?.email_name ?? '').trim();
+  if (named) return named;
+  const senderId = row?.send_sender ?? row?.email_sender;
+  if (senderId === null || senderId === undefined) return null;
+  const sender = await db
+    .selectFrom('senders')
+    .select('from_name')
+    .where('id', '=', senderId)
+    .where('user_id', '=', message.user_id)
+    .executeTakeFirst();
+  return sender?.from_name.trim() || null;
+}
+
 /** A click on a link that belongs to its message: what the redirect needs. */
 export interface ClickedLink {
   messageId: number;

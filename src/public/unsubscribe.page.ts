@@ -17,6 +17,8 @@ export interface GroupChoice {
 
 export interface PreferencesView {
   email: string;
+  /** The name the reader knows the sender by (null: unknown, the page says "this sender"). */
+  sender: string | null;
   global: boolean;
   groups: GroupChoice[];
   /** A line shown above the form (after saving). */
@@ -40,12 +42,14 @@ export function preferencesPage(view: PreferencesView): string {
         .map((g) => checkbox('groups', String(g.id), g.unsubscribed, g.name, g.description))
         .join('')}</fieldset>`
     : '';
+  const from = view.sender ? `<b>${escapeHtml(view.sender)}</b>` : 'this sender';
+  const everything = `No email of any kind from ${view.sender ?? 'this sender'}.`;
   return plainPage(
     'Email preferences',
     (view.notice ? `<p class="note" role="status">${escapeHtml(view.notice)}</p>` : '') +
-      `<p>Choose which emails <b>${escapeHtml(view.email)}</b> receives from us.</p>` +
+      `<p>Choose which emails <b>${escapeHtml(view.email)}</b> receives from ${from}.</p>` +
       `<form method="post"><input type="hidden" name="preferences" value="1">${groups}` +
-      `<fieldset><legend>Everything</legend>${checkbox('global', '1', view.global, 'Unsubscribe from all emails', 'No email of any kind from this sender.')}</fieldset>` +
+      `<fieldset><legend>Everything</legend>${checkbox('global', '1', view.global, 'Unsubscribe from all emails', everything)}</fieldset>` +
       `<p><button type="submit">Save preferences</button></p></form>`,
   );
 }

@@ -4,7 +4,7 @@ import type { FastifyReply } from 'fastify';
 import { trackingLinks } from '../delivery/tracking.js';
 import { Id, Media } from '../http/schemas.js';
 import { MAIL_KINDS } from '../mail-kinds.js';
-import { findPublicMessage, type PublicMessage } from './messages.queries.js';
+import { findMessageSenderName, findPublicMessage, type PublicMessage } from './messages.queries.js';
 import { applyPreferences, preferencesOf, unsubscribeOneClick } from './preferences.service.js';
 import { messagePage, sendPage } from './page.js';
 import { preferencesPage } from './unsubscribe.page.js';
@@ -77,8 +77,8 @@ export const unsubscribePageRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/u/:token', { schema: getSchema, config: { public: true, deferValidation: true } }, async (req, reply) => {
     const message = await messageOf(req.params.token);
     if (!message) return invalid(reply);
-    const prefs = await preferencesOf(db, message);
-    return sendPage(reply, 200, preferencesPage({ email: message.email, ...prefs }));
+    const [prefs, sender] = await Promise.all([preferencesOf(db, message), findMessageSenderName(db, message)]);
+    return sendPage(reply, 200, preferencesPage({ email: message.email, sender, ...prefs }));
   });
 
   app.post('/u/:token', { schema: postSchema, config: { public: true, deferValidation: true } }, async (req, reply) => {
@@ -88,13 +88,14 @@ export const unsubscribePageRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const body = req.body;
     if (body['List-Unsubscribe'] === 'One-Click') {
       await unsubscribeOneClick(app.deps, message);
-      const what = message.groupId === null ? 'all emails from this sender' : 'this kind of email';
+      const sender = (await findMessageSenderName(db, message)) ?? 'this sender';
+      const what = message.groupId === null ? `all emails from ${sender}` : 'this kind of email';
       return sendPage(reply, 200, messagePage('Unsubscribed', `${message.email} is unsubscribed from ${what}.`));
     }
     if (body.preferences !== '1') return unreadable(reply);
     const saved = await applyPreferences(app.deps, message, { global: body.global === '1', groupIds: body.groups ?? [] });
     if (!saved) return unreadable(reply);
-    const prefs = await preferencesOf(db, message);
-    return sendPage(reply, 200, preferencesPage({ email: message.email, ...prefs, notice: 'Your preferences are saved.' }));
+    const [prefs, sender] = await Promise.all([preferencesOf(db, message), findMessageSenderName(db, message)]);
+    return sendPage(reply, 200, preferencesPage({ email: message.email, sender, ...prefs, notice: 'Your preferences are saved.' }));
   });
 };
