@@ -83,7 +83,7 @@ describe('the Designs section in chromium', { skip: skipWithoutChromium }, () =>
     assert.equal(await page.getByLabel('Design name').inputValue(), 'Newsletter');
     await page.getByLabel('Design name').fill('');
     await save.click();
-    assert.equal(await page.getByRole('alert').textContent(), 'The name field is required.');
+    assert.equal(await page.getByRole('alert').textContent(), 'The design name field is required.');
     assert.equal(await page.getByLabel('Design name').getAttribute('aria-invalid'), 'true');
     await page.getByLabel('Design name').fill('Spring letter');
 
