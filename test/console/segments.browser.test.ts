@@ -70,6 +70,9 @@ describe('the Segments section in chromium', { skip: skipWithoutChromium }, () =
     await second.getByLabel('Operator').selectOption('greater than');
     await liveCount(page, 'Complete the conditions to see how many contacts match.');
     await second.getByLabel('Value').fill('30');
+    // From two conditions on, how they combine is chosen, not assumed.
+    await liveCount(page, 'Choose whether a contact must match all the conditions or any of them.');
+    await page.getByLabel('Match').selectOption({ label: 'all conditions' });
     await liveCount(page, '5 contacts match');
     // The API agrees: Paris and over 30 are i = 15, 18, 21, 24, 27.
     const counted = await t.a.post('/segment/count', {
