@@ -84,6 +84,8 @@ describe('engagement conditions in the segment builder, in chromium', { skip: sk
     assert.deepEqual(await picker.locator('option').allInnerTexts(), ['Summer news', 'Spring news']);
     await picker.selectOption({ label: 'Spring news' });
     assert.equal(await second.getByLabel('Operator').inputValue(), 'opened');
+    // From two conditions on, how they combine is chosen, not assumed.
+    await page.getByLabel('Match').selectOption({ label: 'all conditions' });
     await liveCount(page, '2 contacts match');
     await second.getByLabel('Operator').selectOption('clicked');
     await liveCount(page, '1 contact matches');
