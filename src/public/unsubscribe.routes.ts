@@ -17,7 +17,8 @@ const getSchema = {
   summary: 'The unsubscribe preferences page of a mail',
   description:
     "Opened from the unsubscribe link of a mail: the address's state on the account's global unsubscribe list and on every " +
-    'unsubscribe group shown on preferences pages (and the group the mail was sent under), as a form. Changes nothing.',
+    'unsubscribe group shown on preferences pages (and the group the mail was sent under), as a form, naming the sender the ' +
+    "mail came from (its campaign's sender name, else the sender's from name). Changes nothing.",
   params,
   response: { 200: Html('The preferences page.'), 404: INVALID },
 };
