@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { make, type Client, type TestContext } from '../helpers.js';
 import { senderForm } from '../modules/senders.helpers.js';
+import { mjmlText } from '../support/designs.js';
 
 /** The records made, for the tests to open their pages. */
 export interface Seeded {
@@ -64,8 +65,8 @@ export async function seedAccount(t: TestContext, hookUrl: string): Promise<Seed
     }),
   );
 
-  ok(await c.post('/designs/create', { name: 'Autumn news', template_json: blankDesign('Autumn news') }));
-  ok(await c.post('/designs/create', { name: 'Welcome series, first email', template_json: blankDesign('Welcome') }));
+  ok(await c.post('/designs/create', { name: 'Autumn news', template_json: mjmlText('<p>Autumn news</p>') }));
+  ok(await c.post('/designs/create', { name: 'Welcome series, first email', template_json: mjmlText('<p>Welcome</p>') }));
 
   const senderId = await sender(t, c, {
     nickname: 'newsletter',
@@ -166,21 +167,4 @@ export async function seedAccount(t: TestContext, hookUrl: string): Promise<Seed
     automationUtr,
     sends,
   };
-}
-
-/** A one-section design whose text is `text`, as MJML JSON. */
-export function blankDesign(text: string, button?: { label: string; href: string }): string {
-  const column = [{ tagName: 'mj-text', attributes: {}, content: `<p>${text}</p>` }] as Array<Record<string, unknown>>;
-  if (button) column.push({ tagName: 'mj-button', attributes: { href: button.href }, content: button.label });
-  return JSON.stringify({
-    tagName: 'mjml',
-    attributes: {},
-    children: [
-      {
-        tagName: 'mj-body',
-        attributes: {},
-        children: [{ tagName: 'mj-section', attributes: {}, children: [{ tagName: 'mj-column', attributes: {}, children: column }] }],
-      },
-    ],
-  });
 }
