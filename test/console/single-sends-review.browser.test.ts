@@ -7,11 +7,12 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Locator, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { drainQueue, make, type TestContext } from '../helpers.js';
 import { SmtpSink } from '../support/smtp-sink.js';
 import { senderForm } from '../modules/senders.helpers.js';
 import { skipWithoutChromium, startConsole, type ConsoleHarness } from './browser.js';
+import { fits, press } from './single-sends.helpers.js';
 
 const WIDE = { viewport: { width: 1280, height: 900 } };
 const PHONE = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true };
@@ -67,22 +68,6 @@ describe('the composer’s preview, test and review in chromium', { skip: skipWi
   let sink: SmtpSink;
   let senderEmail = '';
   let draftUtr = '';
-
-  async function press(control: Locator) {
-    await control.scrollIntoViewIfNeeded();
-    await control.click();
-  }
-
-  /** No page scrolls sideways, and `controls` lie wholly inside the screen. */
-  async function fits(page: Page, controls: Locator[]) {
-    const w = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth }));
-    assert.ok(w.scroll <= w.client, `wider than the screen: ${w.scroll} > ${w.client}`);
-    for (const c of controls) {
-      await c.scrollIntoViewIfNeeded();
-      const box = (await c.boundingBox())!;
-      assert.ok(box.x >= 0 && box.x + box.width <= w.client, `${await c.textContent()} is cut off: ${JSON.stringify(box)}`);
-    }
-  }
 
   async function openDraft(page: Page) {
     await page.goto(`${h.base}/app/single-sends/${draftUtr}/edit`);

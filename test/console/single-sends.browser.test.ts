@@ -5,13 +5,14 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Locator, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { drainQueue, make, type Client, type TestContext } from '../helpers.js';
 import { SmtpSink } from '../support/smtp-sink.js';
 import { senderForm } from '../modules/senders.helpers.js';
 import { zonedToUtc as serverZonedToUtc } from '../../src/modules/single-sends/single-sends.rules.js';
 import { zonedToUtc } from '../../web/src/pages/single-sends/time.js';
 import { skipWithoutChromium, startConsole, type ConsoleHarness } from './browser.js';
+import { press } from './single-sends.helpers.js';
 
 const XSS = '<img src=x onerror="window.__xss=1;alert(1)">Spring';
 const LINK = 'https://shop.example.com/spring';
@@ -84,15 +85,6 @@ describe('single sends in chromium', { skip: skipWithoutChromium }, () => {
   async function designLoaded(page: Page) {
     await page.locator('iframe.design-preview').waitFor();
     await page.frameLocator('iframe.design-preview').locator('body').waitFor({ state: 'attached' });
-  }
-
-  /**
-   * Clicks a control of the composer once it is scrolled into view: clicked from afar, the click
-   * sometimes lands on the design preview's frame while the page scrolls.
-   */
-  async function press(control: Locator) {
-    await control.scrollIntoViewIfNeeded();
-    await control.click();
   }
 
   /** From the overview to an empty composer, as a person goes there. */

@@ -38,21 +38,99 @@ export interface SingleSend {
   unsubscribes: number;
   sent_at: string | null;
   created_at: string;
+  /** 1: an A/B test (docs/ab-tests.md); 0 without one, the fields below then null or empty. */
+  ab_test: number;
+  ab_test_percent: number | null;
+  ab_winner_metric: Metric | null;
+  ab_wait_minutes: number | null;
+  /** When the wait ends (UTC, `YYYY-MM-DDTHH:MM:SS.ffffffZ`): null until the test share went out. */
+  ab_wait_ends_at: string | null;
+  /** Every variant, 0 (the send's own) first. */
+  variants: Variant[];
+  ab_winner: number | null;
 }
 
-/** A send's figures, with its hourly timeline. */
+/** What decides an A/B test: people's unique opens or unique clicks, over delivered. */
+export type Metric = 'opens' | 'clicks';
+
+/** A variant of an A/B test; all its design fields null: it has the send's design. */
+export interface Variant {
+  index: number;
+  subject: string;
+  template_id: number | null;
+  template_json: string | null;
+  template_html: string | null;
+  /** The saved design its `template_json` was copied from. */
+  design_id: number | null;
+}
+
+/** Whether a variant has a design of its own (variant 0's is the send's). */
+export const hasOwnDesign = (v: Variant) => v.index > 0 && (v.template_id !== null || v.template_json !== null || v.template_html !== null);
+
+/** A variant's figures in the statistics (its test share only). */
+export interface VariantStats {
+  index: number;
+  subject: string;
+  triggered: number;
+  delivered: number;
+  unique_human_opens: number;
+  unique_clicks: number;
+  winner: boolean;
+}
+
+/** A variant's rate of `metric`: people's unique opens or clicks over delivered (0 with nothing delivered). */
+export function variantRate(v: VariantStats, metric: Metric): number {
+  if (v.delivered === 0) return 0;
+  return (metric === 'opens' ? v.unique_human_opens : v.unique_clicks) / v.delivered;
+}
+
+/** A rate as a percentage with one decimal: `20.0 %`. */
+export const percentText = (rate: number) => `${(rate * 100).toFixed(1)} %`;
+
+/** What each metric counts: its name, and in one line how. */
+export const METRIC_WORDS: Record<Metric, { name: string; explained: string }> = {
+  opens: {
+    name: "People's opens",
+    explained: 'The share of delivered messages a person opened; machine opens (privacy proxies that fetch every image) are left out.',
+  },
+  clicks: {
+    name: "People's clicks",
+    explained: "The share of delivered messages in which a person clicked a link; security scanners' clicks are left out.",
+  },
+};
+
+/** A wait in minutes as a person reads it: `45 minutes`, `4 hours`, `1 hour 30 minutes`. */
+export function waitText(minutes: number): string {
+  const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+  const h = Math.floor(minutes / 60);
+  const m = minutes % 60;
+  return [h ? plural(h, 'hour') : '', m || !h ? plural(m, 'minute') : ''].filter(Boolean).join(' ');
+}
+
+/** A timestamp of the API (`2031-07-01T13:30:00.000000Z`) as `2031-07-01 13:30 UTC`. */
+export const utcStamp = (at: string) => `${at.slice(0, 10)} ${at.slice(11, 16)} UTC`;
+
+/** A send's figures, with its hourly timeline and an A/B test's variants. */
 export interface Stats extends BaseStats {
   timeline: Array<{ hour: string; delivered: number; opens: number; clicks: number }>;
+  variants: VariantStats[];
 }
 
+/** Whether a send is an A/B test still waiting for its winner (its test share going out, or its wait). */
+export const awaitingWinner = (send: Pick<SingleSend, 'status' | 'ab_test' | 'ab_winner'>) =>
+  send.status === 2 && send.ab_test === 1 && send.ab_winner === null;
+
 /** A send's status in words. */
-export function statusWord(send: Pick<SingleSend, 'status' | 'schedule_type'>): string {
+export function statusWord(
+  send: Pick<SingleSend, 'status' | 'schedule_type'> & Partial<Pick<SingleSend, 'ab_test' | 'ab_winner' | 'ab_wait_ends_at'>>,
+): string {
   switch (send.status) {
     case 0:
       return 'Draft';
     case 1:
       return send.schedule_type === 1 ? 'Scheduled' : 'Ready';
     case 2:
+      if (send.ab_test === 1 && send.ab_winner === null) return send.ab_wait_ends_at ? 'Waiting for the winner' : 'Sending the test';
       return 'Sending';
     default:
       return 'Sent';
@@ -102,9 +180,15 @@ export interface Preview {
 
 /** `GET /single-send/check`: the design's links, the recipient count and the warnings before sending. */
 export interface SendCheck {
-  links: Array<{ url: string; text: string; kind: 'web' | 'mailto' | 'tel' | 'placeholder' | 'anchor' | 'empty' | 'other' }>;
+  /** `variant`: an A/B test's variant whose design has the link (0: the send's own, shared by variants without one). */
+  links: Array<{
+    url: string;
+    text: string;
+    kind: 'web' | 'mailto' | 'tel' | 'placeholder' | 'anchor' | 'empty' | 'other';
+    variant?: number;
+  }>;
   recipients: number;
-  warnings: Array<{ type: string; message: string; url?: string; text?: string }>;
+  warnings: Array<{ type: string; message: string; url?: string; text?: string; variant?: number }>;
 }
 
 /** A link kind that goes nowhere for the mail's reader (the check warns about each). */
