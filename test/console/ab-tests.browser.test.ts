@@ -437,6 +437,11 @@ describe('an A/B test of two subjects in chromium', { skip: skipWithoutChromium,
     const shop = review.getByRole('list', { name: 'Links in the design' }).getByRole('listitem').filter({ hasText: 'Shop the spring' });
     assert.match(await shop.innerText(), /^Variant 1\s+Shop the spring\s+https:\/\/shop\.example\.com\/spring/);
     await looked(page, 'ab-review-design-1280');
+    // Its report names each variant's design.
+    await press(review.getByRole('button', { name: 'Send now' }));
+    await page.waitForURL(`**/app/single-sends/${saved}`);
+    await figure(page, 1, 'Design').filter({ hasText: 'Its own: Spring with a link' }).waitFor();
+    assert.equal(await figure(page, 0, 'Design').textContent(), "The send's design");
     assert.deepEqual(problems, []);
     await context.close();
   });
