@@ -12,7 +12,8 @@ import { customFieldsByName } from '../fields/fields.queries.js';
 import { findSender, findVerifiedSender } from '../senders/senders.queries.js';
 import { selectVariants } from '../single-sends/ab-tests.queries.js';
 import { countSingleSendRecipients } from '../single-sends/single-sends.service.js';
-import { hasOwnDesign, requireSend, viewDesign } from '../test-sends/test-sends.preview.js';
+import { hasOwnDesign } from '../single-sends/message.js';
+import { requireSend, viewDesign } from '../test-sends/test-sends.preview.js';
 import { designLinks, type DesignLink } from './send-checks.links.js';
 import type { CheckWarning, SendCheck } from './send-checks.schema.js';
 

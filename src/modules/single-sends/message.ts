@@ -22,12 +22,9 @@ import type { VariantRow } from './ab-tests.schema.js';
 export function compiledFor(send: SingleSendRow, test = false, variant: VariantRow | null = null): Promise<CompiledDesign> {
   const name = variant ? `single_send:${send.id}:${variant.variant}` : `single_send:${send.id}`;
   const key = test ? `test:${name}:${send.updated_at}` : name;
-  const own = variant && hasOwnDesign(variant) ? variant : null;
   const subject = variant?.subject ?? send.subject;
   return compiledOnce(key, () => ({
-    design: own
-      ? { templateId: own.template_id ?? send.template_id, templateJson: own.template_json, templateHtml: own.template_html }
-      : { templateId: send.template_id, templateJson: send.template_json, templateHtml: send.template_html },
+    design: designOf(send, variant),
     subject: test ? `[Test] ${subject}` : subject,
     preheader: send.preheader,
     footer: true,
@@ -36,8 +33,16 @@ export function compiledFor(send: SingleSendRow, test = false, variant: VariantR
   }));
 }
 
+/** The design a send's mail (or its A/B test variant's) is made from: the variant's own, else the send's. */
+export function designOf(send: SingleSendRow, variant: VariantRow | null) {
+  const own = variant && hasOwnDesign(variant) ? variant : null;
+  return own
+    ? { templateId: own.template_id ?? send.template_id, templateJson: own.template_json, templateHtml: own.template_html }
+    : { templateId: send.template_id, templateJson: send.template_json, templateHtml: send.template_html };
+}
+
 /** Whether a variant has a design of its own (else it has the send's). */
-function hasOwnDesign(variant: VariantRow): boolean {
+export function hasOwnDesign(variant: VariantRow): boolean {
   return variant.template_id !== null || variant.template_json !== null || variant.template_html !== null;
 }
 

@@ -13,6 +13,7 @@ import { NotFound, Rnf, ValidationError, type FieldErrors } from '../../http/err
 import { Rules } from '../../http/messages.js';
 import type { Principal } from '../../http/principal.js';
 import { utrOf } from '../../http/schemas.js';
+import { designOf } from '../single-sends/message.js';
 import { findSingleSend } from '../single-sends/single-sends.queries.js';
 import type { SingleSendRow } from '../single-sends/single-sends.schema.js';
 import type { VariantRow } from '../single-sends/ab-tests.schema.js';
@@ -25,23 +26,15 @@ import type { PreviewInput } from './test-sends.schema.js';
  * its A/B test (its subject, and its own design; the send's when it has none).
  */
 export function viewDesign(send: SingleSendRow, variant: VariantRow | null = null): Promise<CompiledDesign> {
-  const own = variant && hasOwnDesign(variant) ? variant : null;
   const name = variant ? `${send.id}:${variant.variant}` : `${send.id}`;
   return compiledOnce(`view:single_send:${name}:${send.updated_at}`, () => ({
-    design: own
-      ? { templateId: own.template_id ?? send.template_id, templateJson: own.template_json, templateHtml: own.template_html }
-      : { templateId: send.template_id, templateJson: send.template_json, templateHtml: send.template_html },
+    design: designOf(send, variant),
     subject: variant?.subject ?? send.subject,
     preheader: send.preheader,
     footer: true,
     openPixel: false,
     trackClicks: false,
   }));
-}
-
-/** Whether an A/B test's variant has a design of its own (else it has the send's). */
-export function hasOwnDesign(variant: VariantRow): boolean {
-  return variant.template_id !== null || variant.template_json !== null || variant.template_html !== null;
 }
 
 export interface Preview {
