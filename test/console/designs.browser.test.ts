@@ -7,27 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { skipWithoutChromium, startConsole, type ConsoleHarness } from './browser.js';
-
-/** An MJML JSON document with one text block. */
-function mjml(text: string): string {
-  return JSON.stringify({
-    tagName: 'mjml',
-    attributes: {},
-    children: [
-      {
-        tagName: 'mj-body',
-        attributes: {},
-        children: [
-          {
-            tagName: 'mj-section',
-            attributes: {},
-            children: [{ tagName: 'mj-column', attributes: {}, children: [{ tagName: 'mj-text', attributes: {}, content: text }] }],
-          },
-        ],
-      },
-    ],
-  });
-}
+import { mjmlText } from '../support/designs.js';
 
 const XSS = '<img src=x onerror="window.__xss=1;alert(1)">';
 
@@ -53,8 +33,8 @@ describe('the Designs section in chromium', { skip: skipWithoutChromium }, () =>
 
   it('lists, creates in the editor, reopens, duplicates and deletes a design', async () => {
     const { t } = h;
-    assert.equal((await t.a.post('/designs/create', { name: XSS, template_json: mjml('Old news') })).status, 200);
-    const theirs = (await t.b.post('/designs/create', { name: 'Their design', template_json: mjml('Not yours') })).body.id;
+    assert.equal((await t.a.post('/designs/create', { name: XSS, template_json: mjmlText('Old news') })).status, 200);
+    const theirs = (await t.b.post('/designs/create', { name: 'Their design', template_json: mjmlText('Not yours') })).body.id;
     assert.ok(theirs > 0);
 
     const { context, page, problems } = await h.open({ viewport: { width: 1280, height: 900 } });
@@ -166,7 +146,10 @@ describe('the Designs section in chromium', { skip: skipWithoutChromium }, () =>
 
   it('fits a phone-sized screen: the list and the editor scroll no sideways', async () => {
     const { t } = h;
-    assert.equal((await t.a.post('/designs/create', { name: 'Pocket', template_json: mjml('Small screen ((first_name))') })).status, 200);
+    assert.equal(
+      (await t.a.post('/designs/create', { name: 'Pocket', template_json: mjmlText('Small screen ((first_name))') })).status,
+      200,
+    );
     const { context, page, problems } = await h.open({
       viewport: { width: 360, height: 740 },
       deviceScaleFactor: 2,

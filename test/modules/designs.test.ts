@@ -5,32 +5,12 @@ import { assertNeedsKeys, drainQueue, fieldErrors } from '../helpers.js';
 import { validateDesign } from '../../src/delivery/render.js';
 import { startDueSends } from '../../src/modules/single-sends/single-sends.engine.js';
 import { createSend, group, Rnf, sendForm, setupSends, TS, typeWith, verifiedSender, type SendsContext } from './single-sends.helpers.js';
-
-/** An MJML JSON document with one text block. */
-function mjml(text: string): string {
-  return JSON.stringify({
-    tagName: 'mjml',
-    attributes: {},
-    children: [
-      {
-        tagName: 'mj-body',
-        attributes: {},
-        children: [
-          {
-            tagName: 'mj-section',
-            attributes: {},
-            children: [{ tagName: 'mj-column', attributes: {}, children: [{ tagName: 'mj-text', attributes: {}, content: text }] }],
-          },
-        ],
-      },
-    ],
-  });
-}
+import { mjmlText } from '../support/designs.js';
 
 describe('saved designs', () => {
   let t: SendsContext;
   const create = async (name: string, text = 'Hello ((first_name))') => {
-    const r = await t.a.post('/designs/create', { name, template_json: mjml(text) });
+    const r = await t.a.post('/designs/create', { name, template_json: mjmlText(text) });
     assert.equal(r.status, 200, r.text);
     return r.body.id as number;
   };
@@ -52,7 +32,7 @@ describe('saved designs', () => {
   });
 
   it('saves a design, answers its id, and compiles its HTML with the placeholders kept', async () => {
-    const r = await t.a.post('/designs/create', { name: 'Spring <b>news</b>', template_json: mjml('Hello ((first_name))') });
+    const r = await t.a.post('/designs/create', { name: 'Spring <b>news</b>', template_json: mjmlText('Hello ((first_name))') });
     assert.equal(r.status, 200, r.text);
     assert.deepEqual(Object.keys(r.body), ['status', 'message', 'id']);
     assert.equal(r.body.status, 'success');
@@ -65,7 +45,7 @@ describe('saved designs', () => {
     assert.deepEqual(Object.keys(design), ['id', 'name', 'template_json', 'html_code', 'created_at', 'updated_at']);
     assert.equal(design.id, r.body.id);
     assert.equal(design.name, 'Spring <b>news</b>');
-    assert.equal(design.template_json, mjml('Hello ((first_name))'));
+    assert.equal(design.template_json, mjmlText('Hello ((first_name))'));
     assert.match(design.html_code, /^<!doctype html>/i);
     assert.ok(design.html_code.includes('Hello ((first_name))'));
     assert.match(design.created_at, TS);
@@ -96,7 +76,7 @@ describe('saved designs', () => {
       empty.body,
       fieldErrors({ name: ['The name field is required.'], template_json: ['The template json field is required.'] }),
     );
-    const long = await t.a.post('/designs/create', { name: 'x'.repeat(256), template_json: mjml('Hi') });
+    const long = await t.a.post('/designs/create', { name: 'x'.repeat(256), template_json: mjmlText('Hi') });
     assert.equal(long.status, 422);
     assert.deepEqual(long.body, fieldErrors({ name: ['The name must not be greater than 255 characters.'] }));
   });
@@ -109,7 +89,7 @@ describe('saved designs', () => {
         '{"tagName":"mjml","children":[]}',
         'The template json must be an MJML document in JSON form: "mjml" must contain an "mj-body" element.',
       ],
-      [mjml('Hi').replace('"mj-text"', '"mj-nope"'), 'The template json uses an unknown element: mj-nope.'],
+      [mjmlText('Hi').replace('"mj-text"', '"mj-nope"'), 'The template json uses an unknown element: mj-nope.'],
     ];
     for (const [json, message] of cases) {
       assert.equal(await validateDesign(json, 'template json'), message);
@@ -130,13 +110,13 @@ describe('saved designs', () => {
     assert.equal(d.name, 'After');
     assert.equal(d.template_json, before.template_json);
     assert.ok(d.updated_at >= before.updated_at);
-    assert.deepEqual((await t.a.post('/designs/update', { id, template_json: mjml('Changed ((last_name))') })).body, {
+    assert.deepEqual((await t.a.post('/designs/update', { id, template_json: mjmlText('Changed ((last_name))') })).body, {
       status: 'success',
       message: 'Updated Successfully',
     });
     d = (await t.a.get('/designs/details', { id })).body.message.design;
     assert.equal(d.name, 'After');
-    assert.equal(d.template_json, mjml('Changed ((last_name))'));
+    assert.equal(d.template_json, mjmlText('Changed ((last_name))'));
     assert.ok(d.html_code.includes('Changed ((last_name))'));
     assert.ok(!d.html_code.includes('Hello'));
   });
@@ -162,7 +142,7 @@ describe('saved designs', () => {
     );
     const d = (await t.a.get('/designs/details', { id })).body.message.design;
     assert.equal(d.name, 'Kept');
-    assert.equal(d.template_json, mjml('Hello ((first_name))'));
+    assert.equal(d.template_json, mjmlText('Hello ((first_name))'));
   });
 
   it('duplicates a design as “<name> (copy)”', async () => {
