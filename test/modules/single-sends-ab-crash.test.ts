@@ -1,14 +1,11 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { sql } from 'kysely';
-import { ENGINE, freshDatabase } from '../helpers.js';
+import { ENGINE } from '../helpers.js';
+import { crashSuite } from '../support/crash-suite.js';
 import { freePort, startEntry, until, type Child } from '../support/processes.js';
 import { SmtpSink } from '../support/smtp-sink.js';
-import { createDb, type Database } from '../../src/db/index.js';
-import { migrateToLatest } from '../../src/db/migrate.js';
+import type { Database } from '../../src/db/index.js';
 import { createAccount, type IssuedKeys } from '../../src/modules/accounts/accounts.service.js';
 import { QUEUE_CHANNEL } from '../../src/queue/queue.queries.js';
 import { isoMicros } from '../../src/util/time.js';
@@ -19,31 +16,20 @@ const SUBJECTS = ['Subject A', 'Subject B'];
 
 describe('an A/B test survives SIGKILL of the process sending it, at each phase', () => {
   let database: Database;
-  let drop: () => Promise<void>;
   let url: string;
   let sink: SmtpSink;
   let dir: string;
   let keys: IssuedKeys;
-  const children: Child[] = [];
 
+  const suite = crashSuite('ab');
+  const children = suite.children;
   before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'campaign-ab-crash-'));
-    if (ENGINE === 'postgres') ({ database, drop, url } = await freshDatabase());
-    else {
-      url = `sqlite:${join(dir, 'campaign.db')}`;
-      database = createDb(url);
-      await migrateToLatest(database.db);
-      drop = () => database.close();
-    }
+    ({ database, url, dir } = suite);
     keys = await createAccount(database.db, 'Crash');
     sink = await SmtpSink.start();
   });
   after(async () => {
-    for (const c of children) if (c.proc.exitCode === null && c.proc.signalCode === null) c.proc.kill('SIGKILL');
-    await Promise.all(children.map((c) => c.exited));
     await sink.close();
-    await drop();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   const send = () => database.db.selectFrom('single_sends').selectAll().executeTakeFirstOrThrow();

@@ -1,12 +1,9 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { ENGINE, freshDatabase } from '../helpers.js';
-import { freePort, startEntry, until, type Child } from '../support/processes.js';
-import { createDb, type Database } from '../../src/db/index.js';
-import { migrateToLatest } from '../../src/db/migrate.js';
+
+import { crashSuite } from '../support/crash-suite.js';
+import { freePort, startEntry, until } from '../support/processes.js';
+import type { Database } from '../../src/db/index.js';
 import { createAccount } from '../../src/modules/accounts/accounts.service.js';
 import { newSecret } from '../../src/modules/webhooks/webhooks.service.js';
 import { isoMicros } from '../../src/util/time.js';
@@ -16,28 +13,17 @@ const EVENTS = 1000;
 
 describe('webhook events survive SIGKILL of the process delivering them', () => {
   let database: Database;
-  let drop: () => Promise<void>;
   let url: string;
   let dir: string;
-  const children: Child[] = [];
   let receiver: Receiver | null = null;
 
+  const suite = crashSuite('hooks');
+  const children = suite.children;
   before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'campaign-hooks-crash-'));
-    if (ENGINE === 'postgres') ({ database, drop, url } = await freshDatabase());
-    else {
-      url = `sqlite:${join(dir, 'campaign.db')}`;
-      database = createDb(url);
-      await migrateToLatest(database.db);
-      drop = () => database.close();
-    }
+    ({ database, url, dir } = suite);
   });
   after(async () => {
-    for (const c of children) if (c.proc.exitCode === null && c.proc.signalCode === null) c.proc.kill('SIGKILL');
-    await Promise.all(children.map((c) => c.exited));
     await receiver?.close();
-    await drop();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   it('killed while its receiver is down and started again with it up: every event arrives', async () => {
