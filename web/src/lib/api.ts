@@ -1,129 +1,83 @@
 /**
- * The one way the console calls the API: the session (its cookie goes by itself; the CSRF token
- * goes as `X-CSRF-Token` with every call), form bodies, and the envelope (`{status:'success',
- * message}` or `{status:'failed', errors}`). A failure becomes an ApiError whose `message` is
+ * The one way the console calls the API: a typed client (openapi-fetch) over the types generated
+ * from the service's OpenAPI document (`api.gen.d.ts`, written by scripts/openapi-types.ts), so a
+ * path, a query or a form field the service does not have, or an answer read as a shape it does not
+ * give, fails the type check. The session goes as middleware (see `session-link.ts`): the cookie
+ * (the browser sends it), `X-CSRF-Token` on every call, one renewal of a stale token, and a 401
+ * back to the sign-in page with the service's words. The envelope (`{status:'success', message}` or
+ * `{status:'failed', errors}`) is read here: a failure becomes an ApiError whose `message` is
  * readable text, shown by the pages in a `role="alert"` element. The console holds no key.
  */
+import createClient from 'openapi-fetch';
+import type { paths } from './api.gen';
+import { ApiError, envelopeError, sessionMiddleware, UNREACHABLE, withToken } from './session-link';
+import type { Answer, BodyOf, FormOf, GetPath, Message, Method, Operation, PostPath, QueryArgs, DeletePath } from './api-types';
 
-export type Query = Record<string, string | number | undefined>;
-/** A urlencoded body: an array goes as `name[0]`, `name[1]`, … (as the API's bulk deletes and recipient lists take it). */
-export type Form = Record<string, string | number | undefined | null | Array<string | number>>;
+export { ApiError, connect, type SessionLink } from './session-link';
+export type * from './api-types';
 
-export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-    /** Field errors (field → messages) when the API named fields. */
-    readonly fields: Record<string, string[]> = {},
-  ) {
-    super(message);
-  }
+/** A form body as the API reads it (qs): an array item goes as `name[0]`, an object's member as `name[key]`, nested alike. */
+function formBody(form: unknown): URLSearchParams {
+  const body = new URLSearchParams();
+  const put = (name: string, value: unknown): void => {
+    if (value === undefined || value === null) return;
+    if (Array.isArray(value)) value.forEach((item, i) => put(`${name}[${i}]`, item));
+    else if (typeof value === 'object') for (const [k, v] of Object.entries(value)) put(`${name}[${k}]`, v);
+    else body.append(name, String(value));
+  };
+  for (const [k, v] of Object.entries(form as object)) put(k, v);
+  return body;
 }
 
-/** The envelope's `errors` as one line of text. */
-function errorText(errors: unknown): string {
-  if (typeof errors === 'string') return errors;
-  if (errors && typeof errors === 'object')
-    return Object.values(errors as Record<string, string[]>)
-      .flat()
-      .join(' ');
-  return 'The server gave no reason.';
-}
-
-function url(path: string, query?: Query): string {
+/** A query string: empty and missing values are left out (a filter not set is not sent). */
+function queryString(query: Record<string, unknown>): string {
   const params = new URLSearchParams();
-  for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined && v !== '') params.set(k, String(v));
-  const qs = params.toString();
-  return path + (qs ? `?${qs}` : '');
+  for (const [k, v] of Object.entries(query)) if (v !== undefined && v !== null && v !== '') params.set(k, String(v));
+  return params.toString();
 }
 
-/** What the API client needs of the session (auth.svelte.ts gives it with `connect`). */
-export interface SessionLink {
-  /** The session's CSRF token ('' when signed out). */
-  csrf(): string;
-  /** A 401 of a call: the session ended (signed out elsewhere, expired, the person removed). */
-  ended(text: string): void;
-  /** A 403 `Invalid CSRF token`: the cookie belongs to a newer session (signed in again in another tab); true when it took its token. */
-  renew(): Promise<boolean>;
+const FORM_TYPE = 'application/x-www-form-urlencoded';
+
+/** The typed client of the signed-in person (same origin: the session cookie goes with every call). */
+export const client = createClient<paths>({ credentials: 'same-origin', querySerializer: queryString, bodySerializer: formBody });
+client.use(sessionMiddleware);
+
+type Result = { data?: unknown; error?: unknown; response: Response };
+
+/** The success body of a call, or the envelope's failure as an ApiError. */
+async function answer<T>(pending: Promise<Result>): Promise<T> {
+  const { data, error, response } = await pending;
+  const body = (data ?? error) as { status?: string; errors?: unknown } | string | undefined;
+  if (!response.ok || typeof body !== 'object' || body.status !== 'success') throw envelopeError(response.status, body);
+  return body as T;
 }
 
-let link: SessionLink = { csrf: () => '', ended: () => {}, renew: async () => false };
-
-/** Ties the client to the session (once, at start). */
-export function connect(l: SessionLink): void {
-  link = l;
-}
-
-/** The text of the 403 for a missing or stale CSRF token. */
-const INVALID_CSRF = 'Invalid CSRF token';
-
-/** The headers of every call: JSON answers and the session's CSRF token (harmless on reads, needed on changes). */
-export function headers(): Record<string, string> {
-  const token = link.csrf();
-  return token ? { Accept: 'application/json', 'X-CSRF-Token': token } : { Accept: 'application/json' };
-}
-
-/** An answer that is not a success as an ApiError; a 401 also tells the session that it ended. */
-function failure(status: number, json: { errors?: unknown }): ApiError {
-  const fields = json.errors && typeof json.errors === 'object' ? (json.errors as Record<string, string[]>) : {};
-  const error = new ApiError(status, errorText(json.errors), fields);
-  if (status === 401) link.ended(error.message);
-  return error;
+/** Calls `method path` with a query and a form body (typed by the caller's signature). */
+function send<T>(method: Method, path: string, query: object | undefined, form?: object): Promise<T> {
+  const init = {
+    params: { query },
+    ...(form ? { body: form, headers: { 'Content-Type': FORM_TYPE } } : {}),
+  };
+  // The signatures of `api` check the path, query and body against the document; openapi-fetch is
+  // given them as they are.
+  const request = client.request as unknown as (method: Method, path: string, init: object) => Promise<Result>;
+  return answer<T>(request(method, path, init));
 }
 
 /**
- * Runs one request; when it is refused for a stale CSRF token (another tab signed in anew, so the
- * cookie names a newer session), takes the new session's token and runs it once more.
+ * The API of the signed-in person. `get` answers the envelope's `message`; `post` and `delete` the
+ * whole success body (its `message` and extras such as `id`). Queries and forms take the names of
+ * the document; their values are what a form holds (text or numbers), for the service to check:
+ * its refusals are shown on their fields.
  */
-async function withToken<T>(send: () => Promise<T>): Promise<T> {
-  try {
-    return await send();
-  } catch (e) {
-    if (e instanceof ApiError && e.status === 403 && e.message === INVALID_CSRF && (await link.renew())) return send();
-    throw e;
-  }
-}
-
-/** Calls `method path`; answers the envelope's `message` (and the whole body for extras such as `id`). */
-export function call<T>(method: string, path: string, opts: { query?: Query; form?: Form } = {}): Promise<T> {
-  return withToken(() => send<T>(method, path, opts));
-}
-
-async function send<T>(method: string, path: string, opts: { query?: Query; form?: Form }): Promise<T> {
-  let body: URLSearchParams | undefined;
-  if (opts.form) {
-    body = new URLSearchParams();
-    for (const [k, v] of Object.entries(opts.form)) {
-      if (Array.isArray(v)) v.forEach((item, i) => body!.append(`${k}[${i}]`, String(item)));
-      else if (v !== undefined && v !== null) body.set(k, String(v));
-    }
-  }
-  let res: Response;
-  try {
-    res = await fetch(url(path, opts.query), { method, headers: headers(), body, credentials: 'same-origin' });
-  } catch {
-    throw new ApiError(0, 'The service cannot be reached. Check your connection and try again.');
-  }
-  let json: { status?: string; message?: unknown; errors?: unknown };
-  try {
-    json = await res.json();
-  } catch {
-    throw new ApiError(res.status, `The service answered ${res.status} without a readable body.`);
-  }
-  if (!res.ok || json.status !== 'success') throw failure(res.status, json);
-  return json as T;
-}
-
-/** The API of the signed-in person. */
-export function api() {
-  return {
-    get: <T>(path: string, query?: Query) => call<{ message: T }>('GET', path, { query }).then((r) => r.message),
-    post: <T = { message: string; id?: number }>(path: string, form: Form = {}, query?: Query) => call<T>('POST', path, { form, query }),
-    delete: (path: string, query: Query) => call<{ message: string }>('DELETE', path, { query }),
-  };
-}
-
-export type Api = ReturnType<typeof api>;
+export const api = {
+  get: <P extends GetPath>(path: P, ...query: QueryArgs<Operation<P, 'get'>>): Promise<Message<P>> =>
+    send<{ message: Message<P> }>('get', path, query[0]).then((r) => r.message),
+  post: <P extends PostPath>(path: P, form: FormOf<BodyOf<Operation<P, 'post'>>> = {}, ...query: QueryArgs<Operation<P, 'post'>>) =>
+    send<Answer<P, 'post'>>('post', path, query[0], form),
+  delete: <P extends DeletePath>(path: P, ...query: QueryArgs<Operation<P, 'delete'>>) =>
+    send<Answer<P, 'delete'>>('delete', path, query[0]),
+};
 
 /** A failure as the text to show. */
 export function messageOf(error: unknown): string {
@@ -132,35 +86,35 @@ export function messageOf(error: unknown): string {
 
 /**
  * Posts a multipart form (e.g. a CSV file) with the session, reporting the upload's progress
- * (0–1) as the browser sends it: `fetch` cannot, XMLHttpRequest can. Answers like `call`: the
+ * (0–1) as the browser sends it: `fetch` cannot, XMLHttpRequest can. Answers like `api.post`: the
  * whole success body, or an ApiError with the envelope's errors.
  */
-export function upload<T = { message: string }>(
-  path: string,
+export function upload<P extends PostPath>(
+  path: P,
   formData: FormData,
   onProgress: (fraction: number) => void = () => {},
-): Promise<T> {
+): Promise<Answer<P, 'post'>> {
   return withToken(
-    () =>
-      new Promise<T>((resolve, reject) => {
+    (headers) =>
+      new Promise((resolve, reject) => {
         const xhr = new XMLHttpRequest();
         xhr.open('POST', path);
-        for (const [name, value] of Object.entries(headers())) xhr.setRequestHeader(name, value);
+        for (const [name, value] of Object.entries(headers)) xhr.setRequestHeader(name, value);
         xhr.upload.onprogress = (e) => {
           if (e.lengthComputable && e.total > 0) onProgress(e.loaded / e.total);
         };
         xhr.upload.onload = () => onProgress(1);
-        xhr.onerror = () => reject(new ApiError(0, 'The service cannot be reached. Check your connection and try again.'));
+        xhr.onerror = () => reject(new ApiError(0, UNREACHABLE));
         xhr.onload = () => {
           let json: { status?: string; errors?: unknown };
           try {
             json = JSON.parse(xhr.responseText);
           } catch {
-            reject(new ApiError(xhr.status, `The service answered ${xhr.status} without a readable body.`));
+            reject(envelopeError(xhr.status, xhr.responseText));
             return;
           }
-          if (xhr.status < 200 || xhr.status >= 300 || json.status !== 'success') reject(failure(xhr.status, json));
-          else resolve(json as T);
+          if (xhr.status < 200 || xhr.status >= 300 || json.status !== 'success') reject(envelopeError(xhr.status, json));
+          else resolve(json as Answer<P, 'post'>);
         };
         xhr.send(formData);
       }),
@@ -168,15 +122,19 @@ export function upload<T = { message: string }>(
 }
 
 /** Fetches `path` with the session and answers its body as a Blob (a download a plain link cannot make); a failure as an ApiError. */
-export function download(path: string): Promise<Blob> {
-  return withToken(async () => {
-    let res: Response;
-    try {
-      res = await fetch(path, { headers: headers(), credentials: 'same-origin' });
-    } catch {
-      throw new ApiError(0, 'The service cannot be reached. Check your connection and try again.');
-    }
-    if (!res.ok) throw failure(res.status, ((await res.json().catch(() => null)) as { errors?: unknown } | null) ?? {});
-    return res.blob();
-  });
+export async function download(path: GetPath): Promise<Blob> {
+  const request = client.GET as unknown as (path: string, init: object) => Promise<Result>;
+  const { data, error, response } = await request(path, { parseAs: 'blob' });
+  if (!response.ok) throw envelopeError(response.status, error);
+  return data as Blob;
+}
+
+/**
+ * A secret the service shows once (a key's, a webhook's signing secret). The document has it null
+ * in an answer replayed for an `Idempotency-Key`, which the console never sends: should one come,
+ * it is a failure to show, not an empty secret.
+ */
+export function shownSecret(value: string | null): string {
+  if (value === null) throw new ApiError(0, 'The service did not show the secret (an answer given again); make a new one.');
+  return value;
 }

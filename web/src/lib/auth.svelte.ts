@@ -6,26 +6,13 @@
  * this browser holds a session: a new tab asks `GET /session` only then, and the other tabs follow
  * when it comes or goes. A 401 from any call returns to the sign-in page with the service's words.
  */
-import { api, ApiError, call, connect, type Api } from './api';
-
-/** A person as the API shows them. */
-export interface Person {
-  id: number;
-  email: string;
-  name: string | null;
-  role: 'owner' | 'admin' | 'editor' | 'viewer';
-  two_factor: number;
-  last_sign_in_at: string | null;
-  created_at: string;
-}
+import { api, ApiError, connect, type Message } from './api';
 
 /** The answer of `POST /session/sign-in` and `GET /session`. */
-interface SessionAnswer {
-  user: Person;
-  csrf_token: string;
-  scopes: string[];
-  require_two_factor: number;
-}
+type SessionAnswer = Message<'/session'>;
+
+/** A person as the API shows them. */
+export type Person = SessionAnswer['user'];
 
 export const session = $state<{
   /** `checking` until `GET /session` answered at start. */
@@ -72,7 +59,7 @@ export async function refresh(): Promise<boolean> {
     return false;
   }
   try {
-    take((await call<{ message: SessionAnswer }>('GET', '/session')).message);
+    take(await api.get('/session'));
     return true;
   } catch (e) {
     if (e instanceof ApiError && e.status === 401) clear(session.state === 'in' ? e.message : '');
@@ -102,13 +89,13 @@ addEventListener('storage', (event) => {
  */
 export async function signIn(email: string, password: string, code?: string): Promise<void> {
   const form = code ? { email, password, code } : { email, password };
-  take((await call<{ message: SessionAnswer }>('POST', '/session/sign-in', { form })).message);
+  take((await api.post('/session/sign-in', form)).message);
 }
 
 /** Ends the session at the service (the cookie goes), here and in the other tabs. */
 export async function signOut(): Promise<void> {
   try {
-    await call('POST', '/session/sign-out');
+    await api.post('/session/sign-out');
   } catch {
     // Ended already (a 401): signed out all the same.
   }
@@ -123,9 +110,4 @@ export function can(scope: string): boolean {
 /** Whether the account requires two-factor authentication of a person who has not set it up: only My account is open. */
 export function mustSetUpTwoFactor(): boolean {
   return session.requireTwoFactor && session.user?.two_factor === 0;
-}
-
-/** The API client of the signed-in person (pages are only shown while signed in). */
-export function client(): Api {
-  return api();
 }

@@ -4,25 +4,13 @@
  * `template_id` + `template_json`: a shipped one by its id with no JSON (the service uses its own
  * copy), a saved one as the blank template (id 1) with the design's MJML JSON.
  */
-import type { Api } from './api';
+import { api, type Message } from './api';
 
-export interface DesignTemplate {
-  id: number;
-  template_name: string;
-  preview_image: string;
-  json_code: string;
-  html_code: string;
-  is_blank: number;
-}
+/** A shipped design template (`GET /get-design/template`). */
+export type DesignTemplate = Message<'/get-design/template'>['templates'][number];
 
-export interface SavedDesign {
-  id: number;
-  name: string;
-  template_json: string;
-  html_code: string;
-  created_at: string;
-  updated_at: string | null;
-}
+/** A design the account saved (`GET /designs`). */
+export type SavedDesign = Message<'/designs'>['designs'][number];
 
 /** One choice of the design picker, ready for the create forms. */
 export interface DesignChoice {
@@ -38,11 +26,8 @@ export interface DesignChoice {
 }
 
 /** Every design the account can choose: the shipped ones first, then its saved designs, newest first. */
-export async function loadDesignChoices(api: Api): Promise<DesignChoice[]> {
-  const [shipped, saved] = await Promise.all([
-    api.get<{ templates: DesignTemplate[] }>('/get-design/template'),
-    api.get<{ designs: SavedDesign[] }>('/designs'),
-  ]);
+export async function loadDesignChoices(): Promise<DesignChoice[]> {
+  const [shipped, saved] = await Promise.all([api.get('/get-design/template'), api.get('/designs')]);
   const blank = shipped.templates.find((t) => t.is_blank === 1) ?? shipped.templates[0];
   return [
     ...shipped.templates.map((t) => ({

@@ -3,26 +3,13 @@
  * service writes each mail to a file in its outbox folder and it reaches nobody. Read once per
  * sign-in for the banner that says so, and again on the Outbox page, which lists the newest mails.
  */
-import { client } from './auth.svelte';
-
-/** A mail written to the outbox folder, its links decoded. */
-export interface OutboxMail {
-  id: number;
-  kind: string;
-  to: string;
-  subject: string;
-  sent_at: string;
-  file: string;
-  links: string[];
-  text: string;
-}
+import { api, type Message } from './api';
 
 /** The answer of `GET /outbox`. */
-export interface OutboxAnswer {
-  mode: 'outbox' | 'smtp';
-  folder: string | null;
-  mails: OutboxMail[];
-}
+export type OutboxAnswer = Message<'/outbox'>;
+
+/** A mail written to the outbox folder, its links decoded. */
+export type OutboxMail = OutboxAnswer['mails'][number];
 
 /** The console's Outbox page (below /app). */
 export const OUTBOX_PAGE = '/settings/outbox';
@@ -39,7 +26,7 @@ let readFor: number | null = null;
 /** Reads the mode and the newest mails; throws the API's refusal. An answer for a person no longer signed in is dropped. */
 export async function loadOutbox(): Promise<OutboxAnswer> {
   const asked = readFor;
-  const answer = await client().get<OutboxAnswer>('/outbox', { limit: LIMIT });
+  const answer = await api.get('/outbox', { limit: LIMIT });
   if (readFor === asked) outbox.answer = answer;
   return answer;
 }

@@ -1,36 +1,16 @@
-/** The API's shapes the People & access pages read (the OpenAPI document at /openapi.json has them all). */
+/** The records the People & access pages read: pieces of the service's answers (see lib/types.ts). */
 import type { Action } from '../../lib/action.svelte';
+import type { Message } from '../../lib/api';
 import type { Person } from '../../lib/auth.svelte';
 
 export type { Person };
 
+export type ApiKey = Message<'/keys'>['keys'][number];
+
+export type AuditEntry = Message<'/audit-log'>['entries'][number];
+
 /** Who did something or made a key: a person (by their email) or a key (by its name). */
-export interface Actor {
-  type: 'user' | 'key';
-  id: number;
-  name: string;
-}
-
-export interface ApiKey {
-  id: number;
-  name: string;
-  public_key: string;
-  scopes: 'full' | string[];
-  created_at: string;
-  created_by: Actor | null;
-  last_used_at: string | null;
-}
-
-export interface AuditEntry {
-  id: number;
-  actor: Actor;
-  action: string;
-  target: string | null;
-  status: number;
-  ip: string | null;
-  user_agent: string | null;
-  created_at: string;
-}
+export type Actor = AuditEntry['actor'];
 
 export const ROLES = ['owner', 'admin', 'editor', 'viewer'] as const;
 

@@ -1,6 +1,6 @@
 /** What the automation pages share: the words for codes, and the lists the forms choose from. */
-import type { Api } from '../../lib/api';
-import type { ContactType, Segment, UnsubscribeGroup } from '../../lib/types';
+import { api } from '../../lib/api';
+import type { UnsubscribeGroup } from '../../lib/types';
 import type { Automation, AutomationForm, Schedule, Target } from './types';
 
 /** The status in words: a paused automation is a draft that went live once. */
@@ -27,11 +27,8 @@ export function targetWord(a: Pick<Automation, 'automation_for' | 'automation_fo
 }
 
 /** Every contact type and segment of the account, as targets. */
-export async function loadTargets(api: Api): Promise<Target[]> {
-  const [types, segments] = await Promise.all([
-    api.get<{ contactTypes: ContactType[] }>('/contacts-type'),
-    api.get<{ segments: Segment[] }>('/segment/list'),
-  ]);
+export async function loadTargets(): Promise<Target[]> {
+  const [types, segments] = await Promise.all([api.get('/contacts-type'), api.get('/segment/list')]);
   return [
     ...types.contactTypes.map((t) => ({ key: `contacts_${t.id}`, label: `Contact type: ${t.name}`, kind: 'contacts' as const })),
     ...segments.segments.map((s) => ({ key: `segments_${s.id}`, label: `Segment: ${s.segment_name}`, kind: 'segments' as const })),
@@ -39,8 +36,8 @@ export async function loadTargets(api: Api): Promise<Target[]> {
 }
 
 /** The account's unsubscribe groups. */
-export async function loadGroups(api: Api): Promise<UnsubscribeGroup[]> {
-  return (await api.get<{ unsubscribesGroups: UnsubscribeGroup[] }>('/unsubscribes-groups')).unsubscribesGroups;
+export async function loadGroups(): Promise<UnsubscribeGroup[]> {
+  return (await api.get('/unsubscribes-groups')).unsubscribesGroups;
 }
 
 /** An email's wait in words: `Instantly`, `2 days`, `1 hour`. */

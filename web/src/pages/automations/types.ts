@@ -1,41 +1,13 @@
-/** The API's shapes the automation pages read (the OpenAPI document at /openapi.json has them all). */
-export interface Automation {
-  id: number;
-  automation_for: number;
-  automation_for_table: string;
-  automation_name: string;
-  exit_criteria: number;
-  unsubscribe_group_id: string | null;
-  automation_type: number;
-  utr: string;
-  /** 0 draft (paused when `live_at` is set), 1 live. */
-  status: number;
-  live_at: string | null;
-  total_triggered: number;
-  total_delivered: number;
-  total_unique_opens: number;
-  total_opens: number;
-  total_bounces: number;
-  total_unsubscribe: number;
-  created_at: string;
-  updated_at: string;
-  automation_schedule_count?: number;
-}
+/** The records the automation pages read (pieces of the service's answers), and the forms' own shapes. */
+import type { Message } from '../../lib/api';
 
-export interface Schedule {
-  id: number;
-  sender_id: number;
-  from_sender: string;
-  sender_name: string | null;
-  subject: string;
-  waiting_period: number;
-  waiting_type: 'instantly' | 'hours' | 'days';
-  utr: string;
-  template_id: number;
-  template_json: string | null;
-  template_html: string | null;
-  design_url: string;
-}
+export type Automation = Message<'/automations/details'>['automation'];
+
+/** An automation as the list shows it, with its number of emails. */
+export type AutomationListItem = Message<'/automations'>['automations'][number];
+
+/** An automation's email. */
+export type Schedule = Message<'/automations/schedule'>['automation_schedules'][number];
 
 /** A target the automation can run for: `contacts_<id>` or `segments_<id>`, with its name. */
 export interface Target {

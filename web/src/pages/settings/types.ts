@@ -1,62 +1,27 @@
-/** The API's shapes the Settings pages read (the OpenAPI document at /openapi.json has them all). */
+/** The records the Settings pages read: pieces of the service's answers (see lib/types.ts). */
+import type { Body, Message } from '../../lib/api';
 
 /** An entry of the global unsubscribe list or a group's recipient. */
-export interface Unsubscriber {
-  id: number;
-  unsubscribe_groups_id: number | null;
-  email_address: string;
-  created_at: string;
-}
+export type Unsubscriber = Message<'/global-unsubscribes'>['unSubscribers'][number];
 
-export interface Suppression {
-  email: string;
-  reason: 'hard_bounce' | 'soft_bounces' | 'complaint' | 'inactive';
-  detail: string | null;
-  created_at: string;
-}
+export type Suppression = Message<'/suppressions'>['suppressions'][number];
 
 /** The account's sunset policy, as `/account/settings` shows it. */
-export interface SunsetSettings {
-  sunset_enabled: number;
-  sunset_days: number;
-  sunset_min_messages: number;
-}
+export type SunsetSettings = Message<'/account/settings'>['settings'];
 
 /** What the sunset policy would suppress now (`/account/sunset-preview`). */
-export interface SunsetPreview {
-  count: number;
-  sample: string[];
-}
+export type SunsetPreview = Message<'/account/sunset-preview'>;
 
-export interface NotificationRecipient {
-  id: number;
-  email_address: string;
-  email_owner: string;
-  created_at: string;
-}
+export type NotificationRecipient = Message<'/notification-recipients'>['notifications'][number];
 
-export interface WebhookEndpoint {
-  id: number;
-  url: string;
-  events: string[];
-  description: string;
-  enabled: number;
-  failing_since: string | null;
-  created_at: string;
-}
+export type WebhookEndpoint = Message<'/webhooks/endpoints'>['endpoints'][number];
 
-export interface WebhookAttempt {
-  event_id: string;
-  event_type: string;
-  attempt: number;
-  status_code: number | null;
-  error: string | null;
-  duration_ms: number;
-  created_at: string;
-  next_attempt_at: string | null;
-}
+export type WebhookAttempt = Message<'/webhooks/deliveries'>['deliveries'][number];
 
-/** The events an endpoint can take (the API's `events` enum, `*` aside). */
+/** An event an endpoint can take, as the service lists them (`*`, all of them, aside). */
+type WebhookEvent = Exclude<NonNullable<Body<'/webhooks/endpoints/create'>['events']>[number], '*'>;
+
+/** The events an endpoint can take, in the order the form offers them. */
 export const EVENT_TYPES = [
   'message.delivered',
   'message.bounced',
@@ -66,14 +31,13 @@ export const EVENT_TYPES = [
   'contact.unsubscribed',
   'contact.subscribed',
   'single_send.completed',
+  'single_send.ab_winner',
   'contacts.imported',
   'sender.verified',
   'automation.live',
   'automation.paused',
-] as const;
+] as const satisfies readonly WebhookEvent[];
 
-/** An API time (`2026-11-25T12:00:00.000000Z` or `2026-11-25 12:00:00`) as short readable UTC text. */
-export function when(value: string | null): string {
-  if (!value) return '';
-  return `${value.replace('T', ' ').slice(0, 16)} UTC`;
-}
+/** The service's events missing above: none, or the type check fails here (the form would not offer one). */
+type Unlisted = Exclude<WebhookEvent, (typeof EVENT_TYPES)[number]>;
+export const EVERY_EVENT_LISTED: [Unlisted] extends [never] ? true : Unlisted = true;

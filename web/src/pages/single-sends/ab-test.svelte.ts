@@ -7,6 +7,12 @@ import type { Form } from '../../lib/api';
 import type { DesignChoice } from '../../lib/designs';
 import { hasOwnDesign, type Metric, type SingleSend, type Variant } from './types';
 
+/** The fields of create and update (update takes the same, with the send's `utr`). */
+type SendFields = Form<'/single/send/create'>;
+
+/** A variant's fields in the form. */
+type VariantFields = NonNullable<SendFields['variants']>[number];
+
 /** Variants besides the send's own: 1 to 4, so 2 to 5 in all. */
 export const MAX_OTHER_VARIANTS = 4;
 
@@ -54,18 +60,17 @@ export class VariantDraft {
     return this.#firstKey === null || this.#design?.key === this.#firstKey;
   }
 
-  /** Its fields as variant `i` of the form: `variants[i][subject]` and its design's, if it has its own. */
-  fields(i: number): Form {
-    const at = (name: string) => `variants[${i}][${name}]`;
-    const out: Form = { [at('subject')]: this.subject };
+  /** Its fields as a variant of the form (`variants[i][subject]`, …): the subject, and its design if it has its own. */
+  fields(): VariantFields {
+    const out: VariantFields = { subject: this.subject };
     if (!this.own) return out;
     if (this.keeps) {
       const s = this.saved!;
-      out[at('template_id')] = s.template_id ?? undefined;
-      out[at('template_json')] = s.template_json || undefined;
-      out[at('template_html')] = s.template_json ? undefined : s.template_html || undefined;
-    } else if (this.#design?.key.startsWith('d')) out[at('design_id')] = Number(this.#design.key.slice(1));
-    else if (this.#design) out[at('template_id')] = this.#design.template_id;
+      out.template_id = s.template_id ?? undefined;
+      out.template_json = s.template_json || undefined;
+      out.template_html = s.template_json ? undefined : s.template_html || undefined;
+    } else if (this.#design?.key.startsWith('d')) out.design_id = Number(this.#design.key.slice(1));
+    else if (this.#design) out.template_id = this.#design.template_id;
     return out;
   }
 }
@@ -115,14 +120,15 @@ export class AbDraft {
   }
 
   /** The fields of create and update: off, `ab_test` 0 (an update without a test leaves none). */
-  fields(): Form {
+  fields(): SendFields {
     if (!this.on) return { ab_test: 0 };
     return {
       ab_test: 1,
       ab_test_percent: this.percent ?? '',
       ab_winner_metric: this.metric,
       ab_wait_minutes: this.minutes,
-      ...Object.assign({}, ...this.variants.map((v, i) => v.fields(i + 1))),
+      // Numbered from 1: variant 0 is the send's own subject and design.
+      variants: Object.fromEntries(this.variants.map((v, i) => [i + 1, v.fields()])),
     };
   }
 

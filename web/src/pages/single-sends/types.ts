@@ -1,82 +1,27 @@
 /** The API shapes the single-send pages read (the OpenAPI document at /openapi.json has them all). */
-import type { Stats as BaseStats } from '../../lib/types';
+import type { Message } from '../../lib/api';
 import { zonedToUtc } from './time';
 
-export interface RecipientRef {
-  id: string;
-  table: 'contacts' | 'segments';
-}
+/** A single send as `/single-send/details` shows it. */
+export type SingleSend = Message<'/single-send/details'>['singleSend'][number];
 
-export interface SingleSend {
-  id: number;
-  utr: string;
-  single_send_name: string;
-  template_id: number;
-  template_json: string | null;
-  template_html: string | null;
-  recipient_id: RecipientRef[];
-  exclude_specific_recipient_id: RecipientRef[];
-  sender_id: number;
-  unsubscribe_group_id: number;
-  from_sender: string;
-  sender_name: string | null;
-  subject: string;
-  preheader: string;
-  schedule_type: number;
-  schedule_date: string;
-  schedule_time: string;
-  timezone: string | null;
-  /** 0 draft, 1 ready (or scheduled), 2 sending, 3 sent. */
-  status: number;
-  triggered: number;
-  delivered: number;
-  unique_opens: number;
-  total_opens: number;
-  unique_clicks: number;
-  total_clicks: number;
-  bounces: number;
-  unsubscribes: number;
-  sent_at: string | null;
-  created_at: string;
-  /** 1: an A/B test (docs/ab-tests.md); 0 without one, the fields below then null or empty. */
-  ab_test: number;
-  ab_test_percent: number | null;
-  ab_winner_metric: Metric | null;
-  ab_wait_minutes: number | null;
-  /** When the wait ends (UTC, `YYYY-MM-DDTHH:MM:SS.ffffffZ`): null until the test share went out. */
-  ab_wait_ends_at: string | null;
-  /** Every variant, 0 (the send's own) first. */
-  variants: Variant[];
-  ab_winner: number | null;
-}
+/** A contact type or segment a send goes to or excludes. */
+export type RecipientRef = SingleSend['recipient_id'][number];
 
 /** What decides an A/B test: people's unique opens or unique clicks, over delivered. */
-export type Metric = 'opens' | 'clicks';
+export type Metric = NonNullable<SingleSend['ab_winner_metric']>;
 
 /** A variant of an A/B test; all its design fields null: it has the send's design. */
-export interface Variant {
-  index: number;
-  subject: string;
-  template_id: number | null;
-  template_json: string | null;
-  template_html: string | null;
-  /** The saved design its `template_json` was copied from. */
-  design_id: number | null;
-}
+export type Variant = SingleSend['variants'][number];
 
 /** Whether a variant has a design of its own (variant 0's is the send's). */
 export const hasOwnDesign = (v: Variant) => v.index > 0 && (v.template_id !== null || v.template_json !== null || v.template_html !== null);
 
+/** A send's figures, with its hourly timeline and an A/B test's variants. */
+export type Stats = Message<'/single-send/stats'>['stats'];
+
 /** A variant's figures in the statistics (its test share only). */
-export interface VariantStats {
-  index: number;
-  subject: string;
-  triggered: number;
-  delivered: number;
-  unique_human_opens: number;
-  unique_clicks: number;
-  winner: boolean;
-}
+export type VariantStats = Stats['variants'][number];
 
 /** A variant's rate of `metric`: people's unique opens or clicks over delivered (0 with nothing delivered). */
 export function variantRate(v: VariantStats, metric: Metric): number {
@@ -109,12 +54,6 @@ export function waitText(minutes: number): string {
 
 /** A timestamp of the API (`2031-07-01T13:30:00.000000Z`) as `2031-07-01 13:30 UTC`. */
 export const utcStamp = (at: string) => `${at.slice(0, 10)} ${at.slice(11, 16)} UTC`;
-
-/** A send's figures, with its hourly timeline and an A/B test's variants. */
-export interface Stats extends BaseStats {
-  timeline: Array<{ hour: string; delivered: number; opens: number; clicks: number }>;
-  variants: VariantStats[];
-}
 
 /** Whether a send is an A/B test still waiting for its winner (its test share going out, or its wait). */
 export const awaitingWinner = (send: Pick<SingleSend, 'status' | 'ab_test' | 'ab_winner'>) =>
@@ -161,35 +100,14 @@ export function isEditable(
   }
 }
 
-/** The contact whose data fills a test or a preview (`contact` of `GET /single-send/preview`). */
-export interface FillContact {
-  id: number;
-  email: string;
-  first_name: string | null;
-  last_name: string | null;
-}
-
 /** `GET /single-send/preview`: the send's mail as one contact would get it. */
-export interface Preview {
-  subject: string;
-  preheader: string;
-  html: string;
-  text: string;
-  contact: FillContact | null;
-}
+export type Preview = Message<'/single-send/preview'>['preview'];
+
+/** The contact whose data fills a test or a preview (`contact` of `GET /single-send/preview`). */
+export type FillContact = NonNullable<Preview['contact']>;
 
 /** `GET /single-send/check`: the design's links, the recipient count and the warnings before sending. */
-export interface SendCheck {
-  /** `variant`: an A/B test's variant whose design has the link (0: the send's own, shared by variants without one). */
-  links: Array<{
-    url: string;
-    text: string;
-    kind: 'web' | 'mailto' | 'tel' | 'placeholder' | 'anchor' | 'empty' | 'other';
-    variant?: number;
-  }>;
-  recipients: number;
-  warnings: Array<{ type: string; message: string; url?: string; text?: string; variant?: number }>;
-}
+export type SendCheck = Message<'/single-send/check'>;
 
 /** A link kind that goes nowhere for the mail's reader (the check warns about each). */
 export const deadLink = (kind: SendCheck['links'][number]['kind']) => kind === 'anchor' || kind === 'empty' || kind === 'other';
