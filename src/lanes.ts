@@ -7,8 +7,9 @@ import type { AppDeps } from './deps.js';
 import { mailLane, type MailLaneOptions } from './jobs/mail.lane.js';
 import { runnerName, startRunner, type Lane, type Runner, type RunnerOptions } from './jobs/runner.js';
 import { schedulerLane, type ScheduledTask } from './jobs/scheduler.lane.js';
+import { webhookLane, type WebhookLaneOptions } from './jobs/webhook.lane.js';
 import { MAIL_KINDS } from './mail-kinds.js';
-import { webhookLane, type WebhookLaneOptions } from './modules/webhooks/webhooks.lane.js';
+import { endpointsDisabled } from './modules/webhooks/webhooks.mail.js';
 import type { MailKinds } from './queue/queue.types.js';
 import { SCHEDULED_TASKS } from './scheduled-tasks.js';
 
@@ -51,7 +52,10 @@ export function startJobs(deps: AppDeps, opts: JobsOptions = {}): Jobs {
     inFlightWindow = mail.inFlightWindow;
     lanes.push(mail);
   }
-  if (chosen.has('webhooks')) lanes.push(webhookLane(deps, id, opts.webhooks));
+  if (chosen.has('webhooks')) {
+    // An endpoint the lane disables: the webhooks module fails its deliveries and tells the account.
+    lanes.push(webhookLane(deps, id, (trx, now, endpoints) => endpointsDisabled(trx, deps, now, endpoints), opts.webhooks));
+  }
   const tickOrder = ['scheduler', 'mail', 'scheduler', 'webhooks'].filter((name) => chosen.has(name));
   return { ...startRunner(deps, lanes, { ...opts, id, tickOrder }), inFlightWindow };
 }

@@ -45,4 +45,11 @@ describe('the floors of the code hold', () => {
       assert.doesNotMatch(text, /'(system|single_send|automation)'|single_sends|automations\b/, f);
     }
   });
+
+  test('leases are claimed in one place: only the leased queue (src/jobs/queue/) skips locked rows', () => {
+    const claiming = filesUnder('.').filter(
+      (f) => !f.startsWith('db/') && /lockSkippingLocked|skip locked/i.test(readFileSync(join(SRC, f), 'utf8')),
+    );
+    assert.deepEqual(claiming, ['jobs/queue/claim.ts']);
+  });
 });

@@ -14,6 +14,7 @@ import {
 } from './relay-state.js';
 import { cameLate, Gate, lanesFor, RelayWaitAborted, sleep } from './relay-pacing.js';
 import { TransportError, type MailMessage, type Relay, type SendResult, type Transport } from './transport.js';
+import { metricOnce } from '../ops/metrics.js';
 
 export { PAUSE_FIRST_MS, PAUSE_MAX_MS } from './relay-state.js';
 export { RelayWaitAborted } from './relay-pacing.js';
@@ -55,12 +56,13 @@ interface RelayMetrics {
   lateTurns: Counter<'relay'>;
 }
 
-const byRegistry = new WeakMap<Registry, RelayMetrics>();
-
 /** The relays' metrics on the app's registry, created once per registry. */
 function relayMetrics(registry: Registry, db: Db, relays: readonly Relay[]): RelayMetrics {
-  let m = byRegistry.get(registry);
-  if (m) return m;
+  return metricOnce(registry, 'relays', () => makeRelayMetrics(registry, db, relays));
+}
+
+/** Makes the relays' metrics on `registry` (see `relayMetrics`). */
+function makeRelayMetrics(registry: Registry, db: Db, relays: readonly Relay[]): RelayMetrics {
   new Gauge({
     name: 'relay_paused',
     help: 'Whether each SMTP relay is paused now (1) or up (0): read from the shared state at scrape time.',
@@ -77,7 +79,7 @@ function relayMetrics(registry: Registry, db: Db, relays: readonly Relay[]): Rel
       }
     },
   });
-  m = {
+  return {
     sent: new Counter({
       name: 'relay_messages_sent_total',
       help: 'Messages accepted, by relay.',
@@ -103,8 +105,6 @@ function relayMetrics(registry: Registry, db: Db, relays: readonly Relay[]): Rel
       registers: [registry],
     }),
   };
-  byRegistry.set(registry, m);
-  return m;
 }
 
 /** What one worker knows of a relay, in its own monotonic time (`performance.now()`). */

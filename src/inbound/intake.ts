@@ -13,7 +13,8 @@ import { record, type LedgerEvent } from '../ledger/ledger.js';
 import { isEmail } from '../util/email.js';
 import { isoMicros } from '../util/time.js';
 import { findNamedMessages, type NamedMessage } from './intake.match.js';
-import { batcher, type Batcher } from './intake.queue.js';
+import { batcher, ItemFailed, type Batcher } from '../jobs/batcher.js';
+import { metricOnce } from '../ops/metrics.js';
 
 /** Where an event came from (its log line and metric label). */
 export type InboundSource = 'report' | 'inbound' | 'smtp' | 'sendgrid' | 'mailgun' | 'postmark' | 'ses';
@@ -56,49 +57,41 @@ export interface IntakeResult {
  */
 export type TakeInEvent = (deps: AppDeps, event: InboundEvent, opts?: { userId?: number }) => Promise<IntakeResult>;
 
-const batchSizes = new WeakMap<Registry, Histogram>();
-
 /** `inbound_batch_events` on the app's registry: how many events each intake transaction wrote. */
-function batchHistogram(registry: Registry): Histogram {
-  let h = batchSizes.get(registry);
-  if (!h) {
-    h = new Histogram({
-      name: 'inbound_batch_events',
-      help: 'Bounces and complaints written per intake transaction (events arriving together share one).',
-      buckets: [1, 2, 5, 10, 20, 50, 100],
-      registers: [registry],
-    });
-    batchSizes.set(registry, h);
-  }
-  return h;
-}
+const batchHistogram = (registry: Registry): Histogram =>
+  metricOnce(
+    registry,
+    'inbound_batch_events',
+    () =>
+      new Histogram({
+        name: 'inbound_batch_events',
+        help: 'Bounces and complaints written per intake transaction (events arriving together share one).',
+        buckets: [1, 2, 5, 10, 20, 50, 100],
+        registers: [registry],
+      }),
+  );
 
-const byRegistry = new WeakMap<Registry, Counter<'source' | 'kind' | 'matched' | 'counted'>>();
-
-/** `inbound_events_total{source,kind,matched,counted}` on the app's registry, created once per registry. */
-function eventsCounter(registry: Registry): Counter<'source' | 'kind' | 'matched' | 'counted'> {
-  let c = byRegistry.get(registry);
-  if (!c) {
-    c = new Counter({
-      name: 'inbound_events_total',
-      help: 'Bounces and complaints taken in, by source, kind, whether they named a message of this installation, and whether they counted (not a repeat).',
-      labelNames: ['source', 'kind', 'matched', 'counted'] as const,
-      registers: [registry],
-    });
-    byRegistry.set(registry, c);
-  }
-  return c;
-}
+/** `inbound_events_total{source,kind,matched,counted}` on the app's registry. */
+const eventsCounter = (registry: Registry): Counter<'source' | 'kind' | 'matched' | 'counted'> =>
+  metricOnce(
+    registry,
+    'inbound_events_total',
+    () =>
+      new Counter({
+        name: 'inbound_events_total',
+        help: 'Bounces and complaints taken in, by source, kind, whether they named a message of this installation, and whether they counted (not a repeat).',
+        labelNames: ['source', 'kind', 'matched', 'counted'] as const,
+        registers: [registry],
+      }),
+  );
 
 /** The most events written in one transaction. */
 export const MAX_INTAKE_BATCH = 100;
 
-/** One event waiting for its batch, and the caller waiting for its result. */
+/** One event waiting for its batch. */
 interface Waiting {
   event: InboundEvent;
   opts: { userId?: number };
-  resolve: (result: IntakeResult) => void;
-  reject: (err: unknown) => void;
 }
 
 /** What the batch decided for one event before the transaction. */
@@ -114,24 +107,29 @@ const MAX_WAIT_MS = 10;
 /** The most intake batches written at the same time on PostgreSQL (each on its own connection). */
 const PARALLEL_BATCHES = 2;
 
-/** The intake queue of each database (so of each app and its tests). */
-const queues = new WeakMap<object, Batcher<Waiting>>();
+/** The intake batcher of each database (so of each app and its tests). */
+const batchers = new WeakMap<object, Batcher<Waiting, IntakeResult>>();
 
-/** The intake queue of the app's database, made on first use. */
-function queueOf(deps: AppDeps): Batcher<Waiting> {
-  let queue = queues.get(deps.database);
-  if (!queue) {
+/**
+ * The intake batcher of the app's database, made on first use: a batch starts on the next turn,
+ * once no report is still being read (at most MAX_WAIT_MS), and each caller is answered after
+ * its batch's commit.
+ */
+function batcherOf(deps: AppDeps): Batcher<Waiting, IntakeResult> {
+  let events = batchers.get(deps.database);
+  if (!events) {
     // SQLite has one connection: one batch at a time.
     const sqlite = deps.database.engine === 'sqlite';
-    queue = batcher<Waiting>((batch) => takeInBatch(deps, batch), {
+    events = batcher<Waiting, IntakeResult>((batch) => takeInBatch(deps, batch), {
+      start: 'tick',
+      onFailure: 'reject',
       max: MAX_INTAKE_BATCH,
       parallel: sqlite ? 1 : PARALLEL_BATCHES,
-      gate: true,
       maxWaitMs: MAX_WAIT_MS,
     });
-    queues.set(deps.database, queue);
+    batchers.set(deps.database, events);
   }
-  return queue;
+  return events;
 }
 
 /**
@@ -140,7 +138,7 @@ function queueOf(deps: AppDeps): Batcher<Waiting> {
  * returned once its events are handed to `takeInEvent`, or when it has none.
  */
 export function expectEvents(deps: AppDeps): () => void {
-  return queueOf(deps).expect();
+  return batcherOf(deps).expect();
 }
 
 /** Remembers the batch's event keys; returns those seen for the first time (a key twice in the batch: its first event only). */
@@ -254,28 +252,30 @@ function report(deps: AppDeps, p: Planned, counted: boolean): IntakeResult {
 }
 
 /**
- * Takes in one batch: plans it, applies it in one transaction, then answers each caller (after
- * the commit, so an acknowledged event is stored). When the batch fails and holds several events,
- * each is taken in alone, so one event that cannot be taken in fails only its own caller.
+ * Takes in one batch: plans it, applies it in one transaction, and returns each event's result
+ * (the batcher answers each caller after the commit, so an acknowledged event is stored). When
+ * the batch fails and holds several events, each is taken in alone, so one event that cannot be
+ * taken in fails only its own caller.
  */
-async function takeInBatch(deps: AppDeps, batch: Waiting[]): Promise<void> {
+async function takeInBatch(deps: AppDeps, batch: Waiting[]): Promise<Array<IntakeResult | ItemFailed>> {
   let planned: Planned[];
   let counted: boolean[];
   try {
     planned = await plan(deps, batch);
     counted = await applyBatch(deps, planned, deps.clock.now());
   } catch (err) {
-    if (batch.length === 1) return batch[0].reject(err);
-    for (const one of batch) await takeInBatch(deps, [one]);
-    return;
+    if (batch.length === 1) return [new ItemFailed(err)];
+    const alone: Array<IntakeResult | ItemFailed> = [];
+    for (const one of batch) alone.push(...(await takeInBatch(deps, [one])));
+    return alone;
   }
-  for (const [i, p] of planned.entries()) {
+  return planned.map((p, i) => {
     try {
-      p.resolve(report(deps, p, counted[i]));
+      return report(deps, p, counted[i]);
     } catch (err) {
-      p.reject(err);
+      return new ItemFailed(err);
     }
-  }
+  });
 }
 
 /**
@@ -284,10 +284,9 @@ async function takeInBatch(deps: AppDeps, batch: Waiting[]): Promise<void> {
  * within that account. An event that names a message not of this installation (or of another
  * account than `opts.userId`) changes nothing. Writes one log line and counts one metric sample.
  *
- * Events are written in batches (group commit, `intake.queue.ts`): the events that arrive together
+ * Events are written in batches (group commit, src/jobs/batcher.ts): the events that arrive together
  * (while reports are being read, or while a batch is being written) go in one transaction and one
  * `record` call, so a burst of bounces costs a few transactions instead of one each. The promise
  * resolves once its batch is committed.
  */
-export const takeInEvent: TakeInEvent = (deps, event, opts = {}) =>
-  new Promise<IntakeResult>((resolve, reject) => queueOf(deps).add({ event, opts, resolve, reject }));
+export const takeInEvent: TakeInEvent = (deps, event, opts = {}) => batcherOf(deps).add({ event, opts });

@@ -7,19 +7,21 @@ import { TransportError, type MailMessage, type Rendered, type Transport } from 
 import { queueMetrics } from '../queue/queue.metrics.js';
 import {
   QUEUE_CHANNEL,
-  claimDue,
   markBounced,
   markDeferred,
   markRetry,
   markSent,
   markSkipped,
   nextDueAt,
-  releaseLeases,
-  renewLeases,
   type Bounced,
 } from '../queue/queue.queries.js';
 import type { MailKinds } from '../queue/queue.types.js';
 import { SKIP_TEXTS, skipsAmong, type ClaimedAddress } from '../suppression/suppression.reads.js';
+import { batcher } from './batcher.js';
+import { MAIL_QUEUE } from './mail.queue.js';
+import { claim } from './queue/claim.js';
+import { release } from './queue/release.js';
+import { renew } from './queue/renew.js';
 import type { Lane, WorkContext } from './runner.js';
 
 /** How the mail lane claims and sends; every field has a default. */
@@ -56,6 +58,18 @@ function connectionsOf(transport: Transport): number {
   return transport.relays?.reduce((n, r) => n + r.connections, 0) || SMTP_POOL_CONNECTIONS;
 }
 
+/** The outcome of one message, waiting for its mark to be written. */
+type Mark =
+  | { type: 'sent'; id: number; messageId: string; relay: string | null; kind: string }
+  | { type: 'retry'; id: number; error: string }
+  | { type: 'bounce'; id: number; error: string }
+  | { type: 'defer'; id: number; error: string; until: Date }
+  | { type: 'skip'; id: number; state: 'suppressed' | 'cancelled'; reason: string };
+
+/** The marks of one type among `marks`. */
+const ofType = <K extends Mark['type']>(marks: readonly Mark[], type: K) =>
+  marks.filter((m): m is Extract<Mark, { type: K }> => m.type === type);
+
 const errorText = (err: unknown) => (err instanceof Error ? err.message : String(err)) || 'unknown error';
 
 /**
@@ -76,12 +90,6 @@ export function mailLane(deps: AppDeps, kinds: MailKinds, owner: string, opts: M
   const metrics = queueMetrics(deps, kinds);
   const relays = relayDispatcher(deps, owner);
 
-  let sent: Array<{ id: number; messageId: string; relay: string | null; kind: string }> = [];
-  let retries: Array<{ id: number; error: string }> = [];
-  let deferrals: Array<{ id: number; error: string; until: Date }> = [];
-  let bounces: Array<{ id: number; error: string }> = [];
-  let skips: Array<{ id: number; state: 'suppressed' | 'cancelled'; reason: string }> = [];
-  let flushing: Promise<void> = Promise.resolve();
   /** Messages the transport accepted whose `sent` mark is not written yet. */
   let unmarked = 0;
 
@@ -89,51 +97,65 @@ export function mailLane(deps: AppDeps, kinds: MailKinds, owner: string, opts: M
   const logBounce = (m: Bounced, type: 'hard' | 'soft') =>
     log.info({ worker: owner, messageId: m.id, kind: m.kind, email: m.email, type, reason: m.last_error }, 'mail bounced');
 
-  /** Writes the buffered outcomes; one write at a time, in order. A failed write keeps them for the next. */
-  const flush = (): Promise<void> =>
-    (flushing = flushing.then(async () => {
-      const batch = { sent, retries, bounces, skips, deferrals };
-      sent = [];
-      retries = [];
-      bounces = [];
-      skips = [];
-      deferrals = [];
+  /**
+   * The marks, written by the batcher: one write at a time, in order, when `flushSize` sent
+   * messages (or `flushSize` failures) wait, and on the runner's flush. Each type is one
+   * statement or transaction; a failed write keeps the marks not yet written for the next.
+   */
+  const marks = batcher<Mark>(
+    async (batch, written) => {
       try {
         const now = clock.now();
-        await markSkipped(db, owner, now, batch.skips);
-        batch.skips = [];
+        const skips = ofType(batch, 'skip');
+        await markSkipped(db, owner, now, skips);
+        written(skips);
+        const sent = ofType(batch, 'sent');
         await markSent(
           db,
           kinds,
           owner,
           now,
-          batch.sent.map(({ id, messageId, relay }) => ({ id, messageId, relay })),
+          sent.map(({ id, messageId, relay }) => ({ id, messageId, relay })),
         );
-        unmarked -= batch.sent.length;
-        for (const s of batch.sent) metrics.sent.inc({ kind: s.kind });
-        batch.sent = [];
-        const outcome = await markRetry(db, kinds, owner, now, batch.retries);
+        unmarked -= sent.length;
+        for (const s of sent) metrics.sent.inc({ kind: s.kind });
+        written(sent);
+        const retries = ofType(batch, 'retry');
+        const outcome = await markRetry(db, kinds, owner, now, retries);
         for (const m of outcome.values()) {
           if (m.state === 'bounced') logBounce(m, 'soft');
           (m.state === 'bounced' ? metrics.bounced : metrics.retried).inc({ kind: m.kind });
         }
-        batch.retries = [];
-        for (const m of await markBounced(db, kinds, owner, now, batch.bounces)) {
+        written(retries);
+        const bounces = ofType(batch, 'bounce');
+        for (const m of await markBounced(db, kinds, owner, now, bounces)) {
           logBounce(m, classifyBounce(null, m.last_error));
           metrics.bounced.inc({ kind: m.kind });
         }
-        batch.bounces = [];
-        await markDeferred(db, owner, now, batch.deferrals);
-        batch.deferrals = [];
+        written(bounces);
+        await markDeferred(db, owner, now, ofType(batch, 'defer'));
       } catch (err) {
         log.error({ err, worker: owner }, 'mail queue: marks not written; kept for the next write');
-        sent.push(...batch.sent);
-        retries.push(...batch.retries);
-        bounces.push(...batch.bounces);
-        skips.push(...batch.skips);
-        deferrals.push(...batch.deferrals);
+        throw err;
       }
-    }));
+    },
+    {
+      start: 'flush',
+      onFailure: 'keep',
+      full: (waiting) => {
+        let sent = 0;
+        let failed = 0;
+        for (const m of waiting) {
+          if (m.type === 'sent') sent++;
+          else if (m.type !== 'skip') failed++;
+        }
+        return sent >= flushSize || failed >= flushSize;
+      },
+    },
+  );
+  const flush = () => marks.flush();
+  /** Buffers a mark; the batcher writes it with the others. */
+  const mark = (m: Mark) => void marks.add(m);
 
   /**
    * Hands one rendered message to the transport and buffers its outcome. Accepted messages not yet
@@ -152,8 +174,8 @@ export function mailLane(deps: AppDeps, kinds: MailKinds, owner: string, opts: M
     }
     try {
       const r = await relays.send(message, { signal: ctx.signal, onHand: () => ctx.handedOver(row.id) });
-      sent.push({ id: row.id, messageId: r.messageId, relay: r.relay, kind: row.kind });
       unmarked++;
+      mark({ type: 'sent', id: row.id, messageId: r.messageId, relay: r.relay, kind: row.kind });
     } catch (err) {
       const error = errorText(err);
       if (err instanceof RelayWaitAborted) {
@@ -165,12 +187,10 @@ export function mailLane(deps: AppDeps, kinds: MailKinds, owner: string, opts: M
       if (err instanceof RelaysPaused) {
         // Every relay throttles or is down: the relays, not the message, failed, so no attempt is
         // counted; it waits in the queue (not in this lane) until the first pause ends.
-        deferrals.push({ id: row.id, error, until: new Date(clock.now().getTime() + err.waitMs) });
-      } else if (err instanceof TransportError && err.permanent) bounces.push({ id: row.id, error });
-      else retries.push({ id: row.id, error });
+        mark({ type: 'defer', id: row.id, error, until: new Date(clock.now().getTime() + err.waitMs) });
+      } else if (err instanceof TransportError && err.permanent) mark({ type: 'bounce', id: row.id, error });
+      else mark({ type: 'retry', id: row.id, error });
     }
-    // flush() never rejects (a failed write keeps its marks for the next), so it can run unawaited.
-    if (sent.length >= flushSize || retries.length + bounces.length + deferrals.length >= flushSize) void flush();
   };
 
   /**
@@ -200,7 +220,7 @@ export function mailLane(deps: AppDeps, kinds: MailKinds, owner: string, opts: M
       const render = kinds.get(kind)?.render;
       if (!render) {
         // Written by a newer version, or by hand: nothing here can render it.
-        for (const r of group) skips.push({ id: r.id, state: 'cancelled', reason: `unknown kind of mail: ${kind}` });
+        for (const r of group) mark({ type: 'skip', id: r.id, state: 'cancelled', reason: `unknown kind of mail: ${kind}` });
         continue;
       }
       let out: Rendered[];
@@ -208,13 +228,13 @@ export function mailLane(deps: AppDeps, kinds: MailKinds, owner: string, opts: M
         out = await render(deps, group);
       } catch (err) {
         log.error({ err, kind, worker: owner }, 'mail queue: rendering failed; the messages wait their backoff');
-        for (const r of group) retries.push({ id: r.id, error: `rendering failed: ${errorText(err)}` });
+        for (const r of group) mark({ type: 'retry', id: r.id, error: `rendering failed: ${errorText(err)}` });
         continue;
       }
       group.forEach((row, i) => {
         const o = out[i];
-        if (!o) retries.push({ id: row.id, error: 'rendering returned nothing' });
-        else if ('skip' in o) skips.push({ id: row.id, state: o.skip, reason: o.reason });
+        if (!o) mark({ type: 'retry', id: row.id, error: 'rendering returned nothing' });
+        else if ('skip' in o) mark({ type: 'skip', id: row.id, state: o.skip, reason: o.reason });
         else ready.push({ row, message: o.message });
       });
     }
@@ -228,9 +248,9 @@ export function mailLane(deps: AppDeps, kinds: MailKinds, owner: string, opts: M
     inFlightWindow: window,
     startLog: { inFlightWindow: window, batchSize, concurrency },
     leases: {
-      claim: (worker, now, leaseMs) => claimDue(db, worker, now, batchSize, leaseMs),
-      renew: (worker, now, leaseMs) => renewLeases(db, worker, now, leaseMs),
-      release: (worker, now, ids) => releaseLeases(db, worker, now, ids),
+      claim: (worker, now, leaseMs) => claim<QueuedMessage>(db, MAIL_QUEUE, worker, now, batchSize, leaseMs),
+      renew: (worker, now, leaseMs) => renew(db, MAIL_QUEUE, worker, now, leaseMs),
+      release: (worker, now, ids) => release(db, MAIL_QUEUE, worker, now, ids),
     },
     async work(rows, ctx) {
       // An address unsubscribed, suppressed or erased since the message was queued is not mailed:
@@ -239,7 +259,7 @@ export function mailLane(deps: AppDeps, kinds: MailKinds, owner: string, opts: M
       const live = rows.filter((r, i) => {
         const reason = why[i];
         if (reason === null) return true;
-        skips.push({ id: r.id, state: 'suppressed', reason: SKIP_TEXTS[reason] });
+        mark({ type: 'skip', id: r.id, state: 'suppressed', reason: SKIP_TEXTS[reason] });
         ctx.handedOver(r.id);
         return false;
       });

@@ -24,6 +24,21 @@ function processMetrics(): Registry {
   return processRegistry;
 }
 
+const madeOn = new WeakMap<Registry, Map<string, unknown>>();
+
+/**
+ * The metric (or group of metrics) called `name` on `registry`, made by `make` the first time it
+ * is asked for and the same object after: a registry refuses a second metric of one name, and a
+ * process may start and stop several workers, lanes or queues on one app. Keyed by registry, so
+ * each app (each test) keeps its own counts.
+ */
+export function metricOnce<M>(registry: Registry, name: string, make: () => M): M {
+  let made = madeOn.get(registry);
+  if (!made) madeOn.set(registry, (made = new Map()));
+  if (!made.has(name)) made.set(name, make());
+  return made.get(name) as M;
+}
+
 /** A new, empty registry for one app (`deps.metrics`). */
 export function createMetricsRegistry(): Registry {
   return new Registry();

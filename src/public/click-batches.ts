@@ -3,6 +3,7 @@ import { TRAP_LINK_ID, type ClickRef } from '../delivery/tracking.js';
 import { MAIL_KINDS } from '../mail-kinds.js';
 import { MAX_CLICKS_BATCH, record, type ClickedEvent } from '../ledger/ledger.js';
 import { clickKey, clickTargets } from './messages.queries.js';
+import { batcher } from '../jobs/batcher.js';
 import type { Clock } from '../util/clock.js';
 
 /** Counts clicks for the redirect route, sharing transactions between requests that arrive together. */
@@ -59,37 +60,19 @@ async function countClicks(
 }
 
 /**
- * Group commit for clicks, as the open pixel's (`open-batches.ts`): the first click starts a
- * transaction at once; clicks arriving while it runs go together in the next one (up to
- * MAX_CLICKS_BATCH). Each request answers only after its click is committed.
+ * Group commit for clicks, as the open pixel's (src/jobs/batcher.ts): the first click starts a
+ * transaction on the next turn of the event loop; clicks arriving while it runs go together in the
+ * next one (up to MAX_CLICKS_BATCH). Each request answers only after its click is committed.
  */
 export function createClickBatches(db: Db, clock: Clock, unsubscribeUrl: (messageId: number) => string, trapTarget: string): ClickBatches {
-  let pending: Array<PendingClick & { done: (url: string | null) => void; fail: (err: unknown) => void }> = [];
-  let running = false;
-
-  async function drain(): Promise<void> {
-    running = true;
-    while (pending.length > 0) {
-      // One turn of the event loop first: requests already received join this batch.
-      await new Promise((r) => setImmediate(r));
-      const batch = pending.slice(0, MAX_CLICKS_BATCH);
-      pending = pending.slice(MAX_CLICKS_BATCH);
-      try {
-        const urls = await countClicks(db, batch, clock.now(), unsubscribeUrl, trapTarget);
-        for (const p of batch) p.done(urls.get(clickKey(p.click)) ?? null);
-      } catch (err) {
-        for (const p of batch) p.fail(err);
-      }
-    }
-    running = false;
-  }
-
-  return {
-    count(click, scanner) {
-      return new Promise((done, fail) => {
-        pending.push({ click, scanner, done, fail });
-        if (!running) void drain();
-      });
+  const clicks = batcher<PendingClick, string | null>(
+    async (batch) => {
+      const urls = await countClicks(db, batch, clock.now(), unsubscribeUrl, trapTarget);
+      return batch.map((p) => urls.get(clickKey(p.click)) ?? null);
     },
+    { start: 'tick', onFailure: 'reject', max: MAX_CLICKS_BATCH },
+  );
+  return {
+    count: (click, scanner) => clicks.add({ click, scanner }),
   };
 }

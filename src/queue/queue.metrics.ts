@@ -1,5 +1,6 @@
-import { Counter, Gauge, type Registry } from 'prom-client';
+import { Counter, Gauge } from 'prom-client';
 import type { AppDeps } from '../deps.js';
+import { metricOnce } from '../ops/metrics.js';
 import { countUnfinished } from './queue.queries.js';
 import type { MailKinds } from './queue.types.js';
 
@@ -9,8 +10,6 @@ export interface QueueMetrics {
   bounced: Counter<'kind'>;
   retried: Counter<'kind'>;
 }
-
-const byRegistry = new WeakMap<Registry, QueueMetrics>();
 
 /**
  * The queue's metrics on the app's registry, created once per registry (a process may start and
@@ -22,8 +21,14 @@ export function queueMetrics(
   { metrics: registry, database, clock }: Pick<AppDeps, 'metrics' | 'database' | 'clock'>,
   kinds: MailKinds,
 ): QueueMetrics {
-  let m = byRegistry.get(registry);
-  if (m) return m;
+  return metricOnce(registry, 'mail_queue', () => makeQueueMetrics({ registry, database, clock }, kinds));
+}
+
+/** Makes the queue's metrics on `registry` (see `queueMetrics`). */
+function makeQueueMetrics(
+  { registry, database, clock }: { registry: AppDeps['metrics'] } & Pick<AppDeps, 'database' | 'clock'>,
+  kinds: MailKinds,
+): QueueMetrics {
   new Gauge({
     name: 'mail_queue_depth',
     help: 'Messages waiting in the mail queue, by state: queued (due now or later), sending (claimed by a worker).',
@@ -48,7 +53,7 @@ export function queueMetrics(
       },
     });
   }
-  m = {
+  return {
     sent: new Counter({
       name: 'mail_messages_sent_total',
       help: 'Messages accepted by the SMTP server (or written to the outbox), by kind.',
@@ -68,6 +73,4 @@ export function queueMetrics(
       registers: [registry],
     }),
   };
-  byRegistry.set(registry, m);
-  return m;
 }

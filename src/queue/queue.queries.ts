@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/index.js';
-import { engineOf, lockSkippingLocked, toCount } from '../db/dialect.js';
+import { engineOf, toCount } from '../db/dialect.js';
 import type { MailState, QueuedMessage } from '../db/types.js';
 import { isoMicros } from '../util/time.js';
 import { eventColumns, record, sourceKeys, type CountedMessage, type EventMessage } from '../ledger/ledger.js';
@@ -33,45 +33,6 @@ export const MAX_ATTEMPTS = BACKOFF_MS.length + 1;
 /** When the next attempt after the `failures`-th temporary failure may run. */
 export function nextAttemptAt(now: Date, failures: number): Date {
   return new Date(now.getTime() + BACKOFF_MS[Math.min(failures, BACKOFF_MS.length) - 1]);
-}
-
-/**
- * Claims up to `limit` due messages for `workerId`, oldest due first: due means `queued` or
- * `sending` (a lease that ran out: its worker died or hung) with `next_attempt_at` passed.
- * Claiming sets `sending`, the owner, and `next_attempt_at` to the end of the lease, all in one
- * statement. On PostgreSQL the inner select skips rows another worker is claiming at the same
- * moment (`FOR UPDATE SKIP LOCKED`), so workers never wait on each other nor take the same row;
- * SQLite has one writer at a time and needs no lock.
- */
-export async function claimDue(db: Db, workerId: string, now: Date, limit: number, leaseMs: number): Promise<QueuedMessage[]> {
-  const at = isoMicros(now);
-  const leaseEnd = isoMicros(new Date(now.getTime() + leaseMs));
-  // The chosen ids are materialised first, so the locking select runs exactly once.
-  const { rows } = await sql<QueuedMessage>`
-    with due as materialized (
-      select id from mail_messages
-      where state in ('queued', 'sending') and next_attempt_at <= ${at}
-      order by next_attempt_at, id
-      limit ${limit}
-      ${lockSkippingLocked(engineOf(db))}
-    )
-    update mail_messages
-    set state = 'sending', lease_owner = ${workerId}, next_attempt_at = ${leaseEnd}, updated_at = ${at}
-    where id in (select id from due)
-    returning *`.execute(db);
-  // The update returns rows in no particular order; ids follow the order of creation.
-  return rows.map((r) => ({ ...r, id: Number(r.id) })).sort((a, b) => a.id - b.id);
-}
-
-/** Pushes the lease of every message `workerId` holds to `now + leaseMs` (a long batch keeps its rows). */
-export async function renewLeases(db: Db, workerId: string, now: Date, leaseMs: number): Promise<number> {
-  const r = await db
-    .updateTable('mail_messages')
-    .set({ next_attempt_at: isoMicros(new Date(now.getTime() + leaseMs)) })
-    .where('state', '=', 'sending')
-    .where('lease_owner', '=', workerId)
-    .executeTakeFirst();
-  return Number(r.numUpdatedRows);
 }
 
 /** The guard of every mark: only the worker holding the lease may settle a message. */
@@ -269,22 +230,6 @@ export async function markSkipped(
     }
     return n;
   });
-}
-
-/**
- * Gives messages back to the queue, due at once (a graceful shutdown releasing what it claimed
- * but did not send). Only messages `workerId` still holds; returns how many.
- */
-export async function releaseLeases(db: Db, workerId: string, now: Date, ids: number[]): Promise<number> {
-  if (ids.length === 0) return 0;
-  const at = isoMicros(now);
-  const r = await db
-    .updateTable('mail_messages')
-    .set({ state: 'queued', lease_owner: null, next_attempt_at: at, updated_at: at })
-    .where('id', 'in', ids)
-    .where(held(workerId))
-    .executeTakeFirst();
-  return Number(r.numUpdatedRows);
 }
 
 /** When the next unfinished message becomes due (a lease end counts), or null when none is left. */

@@ -7,7 +7,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { takeInEvent, type InboundEvent } from '../../src/inbound/intake.js';
-import { batcher } from '../../src/inbound/intake.queue.js';
 import type { SmtpSink } from '../support/smtp-sink.js';
 import type { SendsContext } from '../modules/single-sends.helpers.js';
 import { countersOf, postMail, reportOf, sendTo, setupBounces, suppressionsOf } from './bounces.helpers.js';
@@ -97,64 +96,5 @@ describe('bounce intake in batches', () => {
     // The failed event's key was not kept: sent again, it is taken in.
     const again = await takeInEvent(t.deps, event(bad, 'soft'));
     assert.deepEqual(again, { matched: true, counted: true, recipient: bad.email });
-  });
-});
-
-describe('the intake queue (group commit)', () => {
-  /** Lets the queue's scheduled work run (it starts batches on the next turn of the event loop). */
-  const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
-
-  test('gated (SQLite): a batch waits while a report is being read, then takes what came, at most `max` each', async () => {
-    const written: number[][] = [];
-    const queue = batcher<number>(
-      async (batch) => {
-        written.push(batch);
-      },
-      { max: 3, parallel: 1, gate: true, maxWaitMs: 60_000 },
-    );
-    const first = queue.expect();
-    const second = queue.expect();
-    queue.add(1);
-    first();
-    await turn();
-    assert.deepEqual(written, [], 'a report is still being read');
-    for (const n of [2, 3, 4]) queue.add(n);
-    second();
-    await turn();
-    await turn();
-    assert.deepEqual(written, [[1, 2, 3], [4]]);
-  });
-
-  test('not gated (PostgreSQL): a batch starts at once; those that come while it is written go together, at most `parallel` at a time', async () => {
-    const written: number[][] = [];
-    const release: Array<() => void> = [];
-    let writing = 0;
-    let most = 0;
-    const queue = batcher<number>(
-      async (batch) => {
-        writing++;
-        most = Math.max(most, writing);
-        written.push(batch);
-        await new Promise<void>((resolve) => release.push(resolve));
-        writing--;
-      },
-      { max: 100, parallel: 2, gate: false, maxWaitMs: 60_000 },
-    );
-    const reading = queue.expect();
-    queue.add(1);
-    await turn();
-    assert.deepEqual(written, [[1]], 'not held up by a report being read');
-    queue.add(2);
-    await turn();
-    for (const n of [3, 4, 5]) queue.add(n);
-    await turn();
-    assert.deepEqual(written, [[1], [2]], 'two batches at most at a time');
-    release.shift()!();
-    await turn();
-    await turn();
-    assert.deepEqual(written, [[1], [2], [3, 4, 5]]);
-    while (release.length > 0) release.shift()!();
-    reading();
-    assert.equal(most, 2);
   });
 });

@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { setup, type TestContext } from '../helpers.js';
 import { testClock, type TestClock } from '../../src/util/clock.js';
 import { startJobs, type Jobs } from '../../src/lanes.js';
-import type { WebhookLaneOptions } from '../../src/modules/webhooks/webhooks.lane.js';
-import { RETRY_SCHEDULE_MS } from '../../src/modules/webhooks/webhooks.queue.js';
+import type { WebhookLaneOptions } from '../../src/jobs/webhook.lane.js';
+import { RETRY_SCHEDULE_MS } from '../../src/jobs/webhook.queue.js';
 import { assertSigned, createEndpoint, emit, Receiver } from './webhooks.helpers.js';
 
 const DAY = 24 * 3_600_000;

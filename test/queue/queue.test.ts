@@ -4,7 +4,10 @@ import { drainQueue, ENGINE, kindsRendering, setupWithSink, type TestContext } f
 import type { SmtpSink } from '../support/smtp-sink.js';
 import { testClock } from '../../src/util/clock.js';
 import { enqueueSystemMail } from '../../src/modules/notifications/notifications.mail.js';
-import { claimDue, markSent, BACKOFF_MS, MAX_ATTEMPTS } from '../../src/queue/queue.queries.js';
+import { markSent, BACKOFF_MS, MAX_ATTEMPTS } from '../../src/queue/queue.queries.js';
+import { MAIL_QUEUE } from '../../src/jobs/mail.queue.js';
+import { claim } from '../../src/jobs/queue/claim.js';
+import type { QueuedMessage } from '../../src/db/types.js';
 import { inFlightWindow } from '../../src/jobs/mail.lane.js';
 import { startJobs } from '../../src/lanes.js';
 import { MAIL_KINDS } from '../../src/mail-kinds.js';
@@ -148,7 +151,7 @@ describe('mail queue: one worker against a real SMTP server', () => {
   it('gives a message whose lease ran out to another worker; the first one can no longer mark it', async () => {
     const x = address('lease');
     await queue(x);
-    const [claimed] = await claimDue(t.database.db, 'dead-worker', clock.now(), 100, 60_000);
+    const [claimed] = await claim<QueuedMessage>(t.database.db, MAIL_QUEUE, 'dead-worker', clock.now(), 100, 60_000);
     assert.equal(claimed.email, x);
     assert.equal(claimed.state, 'sending');
     assert.equal(await drainQueue(t), 0, 'held by its lease');

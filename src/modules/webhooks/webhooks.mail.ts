@@ -6,7 +6,7 @@ import { systemFrom } from '../../delivery/transports.js';
 import { enqueueSystemMail } from '../notifications/notifications.mail.js';
 import { selectNotificationRecipients } from '../notifications/notifications.queries.js';
 import { failPendingDeliveries } from './webhooks.queries.js';
-import type { DisabledEndpoint } from './webhooks.queue.js';
+import type { DisabledEndpoint } from '../../jobs/webhook.queue.js';
 
 /** The note to one notification recipient that an endpoint was disabled. */
 export function endpointDisabledMail(

@@ -5,7 +5,7 @@ import { queryListSource } from '../../http/list-source.js';
 import { Conflict, NotFound, Rnf, type FieldErrors } from '../../http/errors.js';
 import { messages, Rules } from '../../http/messages.js';
 import { toId } from '../../http/schemas.js';
-import { hostOf, isPublicAddress, PRIVATE_ADDRESS, resolveHost, UNRESOLVED_HOST } from './webhooks.address.js';
+import { hostOf, isPublicAddress, PRIVATE_ADDRESS, resolveHost, UNRESOLVED_HOST } from '../../events/webhooks.address.js';
 import {
   deleteEndpointRow,
   failPendingDeliveries,

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { hostOf, isPublicAddress, PRIVATE_ADDRESS } from '../../../src/modules/webhooks/webhooks.address.js';
+import { hostOf, isPublicAddress, PRIVATE_ADDRESS } from '../../../src/events/webhooks.address.js';
 import { fieldErrors, setup, type TestContext } from '../../helpers.js';
 
 const judge = (url: string) => isPublicAddress(hostOf(new URL(url)));

@@ -1,20 +1,15 @@
-import { Counter, type Registry } from 'prom-client';
-import { Webhook } from 'standardwebhooks';
-import type { AppDeps } from '../../deps.js';
-import { WEBHOOK_CHANNEL } from '../../events/outbox.js';
-import type { Lane, WorkContext } from '../../jobs/runner.js';
-import { endpointsDisabled } from './webhooks.mail.js';
-import { createPoster } from './webhooks.post.js';
-import {
-  claimDueDeliveries,
-  nextDeliveryDueAt,
-  pruneEvents,
-  releaseDeliveries,
-  renewDeliveryLeases,
-  settleAttempts,
-  type AttemptOutcome,
-  type ClaimedDelivery,
-} from './webhooks.queue.js';
+import { Counter } from 'prom-client';
+import type { AppDeps } from '../deps.js';
+import type { Db } from '../db/index.js';
+import { WEBHOOK_CHANNEL } from '../events/outbox.js';
+import { createPoster, webhookSigner, type Signer } from '../events/webhooks.post.js';
+import { metricOnce } from '../ops/metrics.js';
+import { batcher } from './batcher.js';
+import { DELIVERY_QUEUE, claimDueDeliveries, nextDeliveryDueAt, pruneEvents, settleAttempts } from './webhook.queue.js';
+import type { AttemptOutcome, ClaimedDelivery, DisabledEndpoint } from './webhook.queue.js';
+import { release } from './queue/release.js';
+import { renew } from './queue/renew.js';
+import type { Lane, WorkContext } from './runner.js';
 
 /** How the webhook lane claims and posts; every field has a default. */
 export interface WebhookLaneOptions {
@@ -34,22 +29,26 @@ export interface WebhookLaneOptions {
   timeoutMs?: number;
 }
 
-const metricsByRegistry = new WeakMap<Registry, Counter<'outcome'>>();
+/** `webhook_deliveries_total{outcome}` on a registry. */
+const deliveriesCounter = (registry: AppDeps['metrics']): Counter<'outcome'> =>
+  metricOnce(
+    registry,
+    'webhook_deliveries_total',
+    () =>
+      new Counter({
+        name: 'webhook_deliveries_total',
+        help: 'Webhook delivery attempts by outcome: delivered, retried (waits its next attempt), failed (the last attempt failed).',
+        labelNames: ['outcome'] as const,
+        registers: [registry],
+      }),
+  );
 
-/** `webhook_deliveries_total{outcome}` on a registry, created once per registry. */
-function deliveriesCounter(registry: Registry): Counter<'outcome'> {
-  let c = metricsByRegistry.get(registry);
-  if (!c) {
-    c = new Counter({
-      name: 'webhook_deliveries_total',
-      help: 'Webhook delivery attempts by outcome: delivered, retried (waits its next attempt), failed (the last attempt failed).',
-      labelNames: ['outcome'] as const,
-      registers: [registry],
-    });
-    metricsByRegistry.set(registry, c);
-  }
-  return c;
-}
+/**
+ * What disabling endpoints entails beyond the lane (their unfinished deliveries failed, the
+ * account told), run in the transaction that disables them: the webhooks module's, given at
+ * composition.
+ */
+export type OnEndpointsDisabled = (trx: Db, now: Date, endpoints: DisabledEndpoint[]) => Promise<void>;
 
 /** At most `n` tasks of a group at once: `run` waits for a free slot. */
 function slots(n: number) {
@@ -72,11 +71,17 @@ function slots(n: number) {
  * The webhook delivery lane, the twin of the mail lane: it claims a batch of due deliveries,
  * signs each event (Standard Webhooks: `webhook-id`, `webhook-timestamp`, `webhook-signature`)
  * and posts it over kept-alive connections, with bounded concurrency per endpoint and overall,
- * and writes the outcomes in batches (`settleAttempts`). A round that claims nothing deletes a
- * bounded batch of finished events older than 30 days. A crash loses nothing: leases run out and
- * the deliveries are posted again, with the same `webhook-id`. Time comes only from `deps.clock`.
+ * and writes the outcomes in batches (`settleAttempts`, through the group-commit batcher). A round
+ * that claims nothing deletes a bounded batch of finished events older than 30 days. A crash
+ * loses nothing: leases run out and the deliveries are posted again, with the same `webhook-id`.
+ * Endpoints it disables are handed to `onDisabled`. Time comes only from `deps.clock`.
  */
-export function webhookLane(deps: AppDeps, owner: string, opts: WebhookLaneOptions = {}): Lane<ClaimedDelivery> {
+export function webhookLane(
+  deps: AppDeps,
+  owner: string,
+  onDisabled: OnEndpointsDisabled,
+  opts: WebhookLaneOptions = {},
+): Lane<ClaimedDelivery> {
   const batchSize = opts.batchSize ?? 200;
   const perEndpoint = opts.perEndpoint ?? 10;
   const flushSize = opts.flushSize ?? 100;
@@ -87,18 +92,15 @@ export function webhookLane(deps: AppDeps, owner: string, opts: WebhookLaneOptio
   const poster = createPoster({ allowPrivate: opts.allowPrivate ?? deps.config.webhooksAllowPrivate, maxSockets: perEndpoint, timeoutMs });
   const overall = slots(opts.concurrency ?? 50);
 
-  let outcomes: AttemptOutcome[] = [];
-  let flushing: Promise<void> = Promise.resolve();
-
-  /** Writes the buffered outcomes; one write at a time. A failed write keeps them for the next. */
-  const flush = (): Promise<void> =>
-    (flushing = flushing.then(async () => {
-      const batch = outcomes;
-      outcomes = [];
-      if (batch.length === 0) return;
+  /**
+   * The outcomes of attempts, written `flushSize` at a time as they fill (and on the runner's
+   * flush): one write at a time; a failed write keeps them for the next.
+   */
+  const outcomes = batcher<AttemptOutcome>(
+    async (batch) => {
       const now = clock.now();
       try {
-        const settled = await settleAttempts(db, owner, now, batch, (trx, endpoints) => endpointsDisabled(trx, deps, now, endpoints));
+        const settled = await settleAttempts(db, owner, now, batch, (trx, endpoints) => onDisabled(trx, now, endpoints));
         counter.inc({ outcome: 'delivered' }, settled.delivered);
         counter.inc({ outcome: 'retried' }, settled.retried);
         counter.inc({ outcome: 'failed' }, settled.failed);
@@ -110,24 +112,18 @@ export function webhookLane(deps: AppDeps, owner: string, opts: WebhookLaneOptio
         }
       } catch (err) {
         log.error({ err, worker: owner }, 'webhooks: outcomes not written; kept for the next write');
-        outcomes.push(...batch);
+        throw err;
       }
-    }));
+    },
+    { start: 'flush', onFailure: 'keep', full: (waiting) => waiting.length >= flushSize },
+  );
 
-  /** Signs and posts one delivery, and buffers its outcome. */
-  const attempt = async (d: ClaimedDelivery, signer: Webhook, ctx: WorkContext): Promise<void> => {
+  /** Signs and posts one delivery, and hands its outcome to the batcher. */
+  const attempt = async (d: ClaimedDelivery, sign: Signer, ctx: WorkContext): Promise<void> => {
     if (ctx.stopping()) return;
     ctx.handedOver(d.id);
-    const at = clock.now();
-    const headers = {
-      'user-agent': 'Campaign-API-Webhooks',
-      'webhook-id': d.event_id,
-      'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
-      'webhook-signature': signer.sign(d.event_id, at, d.body),
-    };
-    const r = await poster.post(d.url, headers, d.body);
-    outcomes.push({ delivery: d, ...r });
-    if (outcomes.length >= flushSize) void flush();
+    const r = await poster.post(d.url, sign(d.event_id, clock.now(), d.body), d.body);
+    void outcomes.add({ delivery: d, ...r });
   };
 
   return {
@@ -138,21 +134,21 @@ export function webhookLane(deps: AppDeps, owner: string, opts: WebhookLaneOptio
     startLog: { batchSize, perEndpoint },
     leases: {
       claim: (worker, now, leaseMs) => claimDueDeliveries(db, worker, now, batchSize, leaseMs),
-      renew: (worker, now, leaseMs) => renewDeliveryLeases(db, worker, now, leaseMs),
-      release: (worker, now, ids) => releaseDeliveries(db, worker, now, ids),
+      renew: (worker, now, leaseMs) => renew(db, DELIVERY_QUEUE, worker, now, leaseMs),
+      release: (worker, now, ids) => release(db, DELIVERY_QUEUE, worker, now, ids),
     },
     async work(rows, ctx) {
       const byEndpoint = new Map<number, ClaimedDelivery[]>();
       for (const r of rows) byEndpoint.set(r.endpoint_id, [...(byEndpoint.get(r.endpoint_id) ?? []), r]);
       await Promise.all(
         [...byEndpoint.values()].map((group) => {
-          const signer = new Webhook(group[0].secret);
+          const sign = webhookSigner(group[0].secret);
           const lane = slots(perEndpoint);
-          return Promise.all(group.map((d) => lane(() => overall(() => attempt(d, signer, ctx)))));
+          return Promise.all(group.map((d) => lane(() => overall(() => attempt(d, sign, ctx)))));
         }),
       );
     },
-    flush,
+    flush: () => outcomes.flush(),
     async whenIdle(now) {
       await pruneEvents(db, now, opts.pruneLimit ?? 1000);
     },

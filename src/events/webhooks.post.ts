@@ -1,6 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
+import { Webhook } from 'standardwebhooks';
 import { hostOf, isPublicAddress, privateAddressError, publicOnlyLookup } from './webhooks.address.js';
 
 /** How one attempt ended: a status (2xx is success), or a network error, timeout or refusal (no status). */
@@ -106,4 +107,22 @@ export function createPoster(opts: PosterOptions): Poster {
       agents['https:'].destroy();
     },
   };
+}
+
+/** Signs the attempts of one endpoint: the headers of one POST of an event's body at `at`. */
+export type Signer = (eventId: string, at: Date, body: string) => Record<string, string>;
+
+/**
+ * The signer of an endpoint with this signing secret (`whsec_…`): Standard Webhooks' headers
+ * (`webhook-id`, `webhook-timestamp`, `webhook-signature`), which any receiver can verify with
+ * the secret, and our user agent.
+ */
+export function webhookSigner(secret: string): Signer {
+  const webhook = new Webhook(secret);
+  return (eventId, at, body) => ({
+    'user-agent': 'Campaign-API-Webhooks',
+    'webhook-id': eventId,
+    'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+    'webhook-signature': webhook.sign(eventId, at, body),
+  });
 }

@@ -1,7 +1,9 @@
 import { sql } from 'kysely';
-import type { Db } from '../../db/index.js';
-import { engineOf, lockSkippingLocked } from '../../db/dialect.js';
-import { isoMicros } from '../../util/time.js';
+import type { Db } from '../db/index.js';
+import { isoMicros } from '../util/time.js';
+import { claim } from './queue/claim.js';
+import { settle } from './queue/settle.js';
+import type { QueueTable } from './queue/table.js';
 
 /** The waits before the 2nd, 3rd, … 8th attempt; the 8th failure is final (`failed`). */
 export const RETRY_SCHEDULE_MS = [5_000, 5 * 60_000, 30 * 60_000, 2 * 3_600_000, 5 * 3_600_000, 10 * 3_600_000, 10 * 3_600_000] as const;
@@ -24,28 +26,25 @@ export interface ClaimedDelivery {
 }
 
 /**
- * Claims up to `limit` due deliveries of enabled endpoints for `workerId`, oldest due first:
- * due means `pending`, or `sending` with a lease that ran out (its worker died), with
- * `next_attempt_at` passed. Claiming sets `sending`, the owner and the lease's end in one
- * statement; on PostgreSQL rows another worker is claiming are skipped (`FOR UPDATE SKIP LOCKED`).
- * Returns them with their event's body and their endpoint's URL and secret.
+ * The webhook deliveries, as the leased queue's SQL sees them: rows wait `pending`, are claimed
+ * `sending` by a runner (`lease_owner`) until the end of their lease (`next_attempt_at`), and only
+ * deliveries of an enabled endpoint are claimed.
+ */
+export const DELIVERY_QUEUE: QueueTable<'webhook_deliveries'> = {
+  table: 'webhook_deliveries',
+  waiting: 'pending',
+  claimed: 'sending',
+  owner: 'lease_owner',
+  due: 'next_attempt_at',
+  where: sql<boolean>`exists (select 1 from webhook_endpoints p where p.id = webhook_deliveries.endpoint_id and p.enabled = 1)`,
+};
+
+/**
+ * Claims up to `limit` due deliveries of enabled endpoints for `workerId` (the leased queue's
+ * claim), and returns them with their event's body and their endpoint's URL and secret.
  */
 export async function claimDueDeliveries(db: Db, workerId: string, now: Date, limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
-  const at = isoMicros(now);
-  const leaseEnd = isoMicros(new Date(now.getTime() + leaseMs));
-  const { rows } = await sql<{ id: number }>`
-    with due as materialized (
-      select d.id from webhook_deliveries d
-      where d.state in ('pending', 'sending') and d.next_attempt_at <= ${at}
-        and exists (select 1 from webhook_endpoints p where p.id = d.endpoint_id and p.enabled = 1)
-      order by d.next_attempt_at, d.id
-      limit ${limit}
-      ${lockSkippingLocked(engineOf(db))}
-    )
-    update webhook_deliveries
-    set state = 'sending', lease_owner = ${workerId}, next_attempt_at = ${leaseEnd}, updated_at = ${at}
-    where id in (select id from due)
-    returning id`.execute(db);
+  const rows = await claim(db, DELIVERY_QUEUE, workerId, now, limit, leaseMs, 'id');
   if (rows.length === 0) return [];
   const claimed = await db
     .selectFrom('webhook_deliveries as d')
@@ -54,35 +53,12 @@ export async function claimDueDeliveries(db: Db, workerId: string, now: Date, li
     .where(
       'd.id',
       'in',
-      rows.map((r) => Number(r.id)),
+      rows.map((r) => r.id),
     )
     .select(['d.id', 'd.user_id', 'd.endpoint_id', 'e.event_id', 'e.body', 'p.url', 'p.secret'])
     .orderBy('d.id')
     .execute();
   return claimed.map((r) => ({ ...r, id: Number(r.id) }));
-}
-
-/** Pushes the lease of every delivery `workerId` holds to `now + leaseMs`. */
-export async function renewDeliveryLeases(db: Db, workerId: string, now: Date, leaseMs: number): Promise<void> {
-  await db
-    .updateTable('webhook_deliveries')
-    .set({ next_attempt_at: isoMicros(new Date(now.getTime() + leaseMs)) })
-    .where('state', '=', 'sending')
-    .where('lease_owner', '=', workerId)
-    .execute();
-}
-
-/** Gives deliveries `workerId` holds and did not attempt back to the queue, due at once. */
-export async function releaseDeliveries(db: Db, workerId: string, now: Date, ids: number[]): Promise<void> {
-  if (ids.length === 0) return;
-  const at = isoMicros(now);
-  await db
-    .updateTable('webhook_deliveries')
-    .set({ state: 'pending', lease_owner: null, next_attempt_at: at, updated_at: at })
-    .where('id', 'in', ids)
-    .where('state', '=', 'sending')
-    .where('lease_owner', '=', workerId)
-    .execute();
 }
 
 /** How one attempt of a claimed delivery ended. */
@@ -108,9 +84,6 @@ export interface Settled {
   failed: number;
   disabled: DisabledEndpoint[];
 }
-
-/** The guard of every mark: only the worker holding the lease settles a delivery. */
-const held = (workerId: string) => sql<boolean>`state = 'sending' and lease_owner = ${workerId}`;
 
 /**
  * Writes the outcomes of attempts, in one transaction: successes `delivered`; failures `pending`
@@ -139,23 +112,17 @@ export async function settleAttempts(
   return db.transaction().execute(async (trx) => {
     const marked = new Map<number, { attempts: number; next: string | null }>();
     if (ok.length > 0) {
-      const rows = await trx
-        .updateTable('webhook_deliveries')
+      const ids = ok.map((o) => o.delivery.id);
+      const rows = await settle(trx, DELIVERY_QUEUE, workerId, ids)
         .set({ state: 'delivered', attempts: sql`attempts + 1`, lease_owner: null, next_attempt_at: at, updated_at: at })
-        .where(
-          'id',
-          'in',
-          ok.map((o) => o.delivery.id),
-        )
-        .where(held(workerId))
         .returning(['id', 'attempts'])
         .execute();
       for (const r of rows) marked.set(Number(r.id), { attempts: r.attempts, next: null });
       settled.delivered = rows.length;
     }
     if (failures.length > 0) {
-      const rows = await trx
-        .updateTable('webhook_deliveries')
+      const ids = failures.map((o) => o.delivery.id);
+      const rows = await settle(trx, DELIVERY_QUEUE, workerId, ids)
         .set({
           state: sql`case when attempts + 1 >= ${MAX_ATTEMPTS} then 'failed' else 'pending' end`,
           next_attempt_at: sql`case attempts ${waits} else ${at} end`,
@@ -163,12 +130,6 @@ export async function settleAttempts(
           lease_owner: null,
           updated_at: at,
         })
-        .where(
-          'id',
-          'in',
-          failures.map((o) => o.delivery.id),
-        )
-        .where(held(workerId))
         .returning(['id', 'attempts', 'state', 'next_attempt_at'])
         .execute();
       for (const r of rows) marked.set(Number(r.id), { attempts: r.attempts, next: r.state === 'pending' ? r.next_attempt_at : null });
