@@ -6,19 +6,13 @@
  * list, and whom the next mail goes to, follow at once.
  */
 import type { AppDeps } from '../../deps.js';
-import type { Db } from '../../db/index.js';
 import type { Principal } from '../../http/principal.js';
 import { AppError } from '../../http/errors.js';
 import { isoMicros } from '../../util/time.js';
 import { previewSunset, readSunsetSettings, type SunsetSettings } from '../../suppression/sunset.rule.js';
 import { sweepSunset } from '../../suppression/sunset.sweep.js';
+import { readRequireTwoFactor } from '../access/sessions.queries.js';
 import type { Settings, SunsetPreviewInput, UpdateSettingsInput } from './accounts.settings.schema.js';
-
-/** Whether the account keeps people without two-factor authentication out. */
-export async function readRequireTwoFactor(db: Db, userId: number): Promise<number> {
-  const row = await db.selectFrom('account_settings').select('require_two_factor').where('user_id', '=', userId).executeTakeFirst();
-  return Number(row?.require_two_factor ?? 0);
-}
 
 /** The account's settings (the defaults when it never saved them). */
 export async function getSettings(deps: AppDeps, userId: number): Promise<Settings> {

@@ -125,3 +125,9 @@ export async function deleteFailuresBefore(db: Db, before: Date): Promise<number
   const r = await db.deleteFrom('sign_in_failures').where('created_at', '<', isoMicros(before)).executeTakeFirst();
   return Number(r.numDeletedRows);
 }
+
+/** Whether the account keeps people without two-factor authentication out. */
+export async function readRequireTwoFactor(db: Db, userId: number): Promise<number> {
+  const row = await db.selectFrom('account_settings').select('require_two_factor').where('user_id', '=', userId).executeTakeFirst();
+  return Number(row?.require_two_factor ?? 0);
+}

@@ -1,8 +1,8 @@
 import type { AppDeps } from '../../deps.js';
 import type { Principal } from '../../http/principal.js';
 import { Conflict, ValidationError } from '../../http/errors.js';
-import { updatePerson } from '../users/users.queries.js';
-import { hashPassword, verifyPassword } from './passwords.js';
+import { updatePerson } from './users.queries.js';
+import { hashPassword, verifyPassword } from './sessions.passwords.js';
 import { endPersonSessions } from './sessions.queries.js';
 import { currentPerson } from './sessions.service.js';
 import {
@@ -14,7 +14,7 @@ import {
   sealTotp,
   takeStep,
   totpStep,
-} from './two-factor.js';
+} from './sessions.two-factor.js';
 
 const INVALID_CODE = 'The two-factor code is invalid.';
 

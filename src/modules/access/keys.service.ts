@@ -4,7 +4,7 @@ import { NotFound, Rnf, ValidationError } from '../../http/errors.js';
 import type { ListSource } from '../../http/list.js';
 import { covers, grantOf, knownScope, type Grant, type Scope } from '../../http/scopes.js';
 import { hashSecret } from '../../util/secrets.js';
-import { newKeyPair } from '../accounts/accounts.keys.js';
+import { newKeyPair } from './keys.pair.js';
 import { countKeys, deleteKeyRow, findKey, insertKey, keysBefore, keysPage, updateKeyRow } from './keys.queries.js';
 import { toKey, type KeyRow } from './keys.schema.js';
 

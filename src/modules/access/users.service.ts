@@ -8,9 +8,9 @@ import type { ListSource } from '../../http/list.js';
 import type { Role } from '../../http/scopes.js';
 import { joinToken, newSecret, splitToken } from '../../http/secret-tokens.js';
 import { hashSecret, sameHash } from '../../util/secrets.js';
-import { insertAuditEntry } from '../audit/audit.queries.js';
-import { hashPassword } from '../sessions/passwords.js';
-import { clearFailures, endPersonSessions } from '../sessions/sessions.queries.js';
+import { insertAuditEntry } from './audit.queries.js';
+import { hashPassword } from './sessions.passwords.js';
+import { clearFailures, endPersonSessions } from './sessions.queries.js';
 import { enqueueAccessMail, invitationMail, resetMail } from './users.mail.js';
 import {
   countOwners,

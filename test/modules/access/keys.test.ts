@@ -10,7 +10,7 @@ import { rotateAccountKeys } from '../../../src/modules/accounts/accounts.servic
 import type { TestClock } from '../../../src/util/clock.js';
 import { Client, freshDatabase, setup, type TestContext } from '../../helpers.js';
 import { keyClient, keyRefused } from './keys.helpers.js';
-import { person } from '../sessions/sessions.helpers.js';
+import { person } from './sessions.helpers.js';
 
 const INVALID = { status: 'failed', errors: 'Invalid API credentials' };
 

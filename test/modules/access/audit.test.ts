@@ -2,7 +2,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { TestClock } from '../../../src/util/clock.js';
 import { drainQueue, make, setup, type TestContext } from '../../helpers.js';
-import { keyClient, keyRefused } from '../keys/keys.helpers.js';
+import { keyClient, keyRefused } from './keys.helpers.js';
 
 const DAY = 86_400_000;
 

@@ -8,13 +8,12 @@ import { joinToken, newSecret, splitToken } from '../../http/secret-tokens.js';
 import type { ScheduledTask } from '../../jobs/scheduler.lane.js';
 import { hashSecret, sameHash } from '../../util/secrets.js';
 import { isoMicros } from '../../util/time.js';
-import { readRequireTwoFactor } from '../accounts/accounts.settings.js';
-import { insertAuditEntry } from '../audit/audit.queries.js';
-import { emailKey, personByEmail, personById, updatePerson } from '../users/users.queries.js';
-import { toUser, type PersonRow, type User } from '../users/users.schema.js';
-import { personActor, type RequestMeta } from '../users/users.service.js';
-import { verifyPassword } from './passwords.js';
-import { checkSecondFactor } from './two-factor.js';
+import { insertAuditEntry } from './audit.queries.js';
+import { emailKey, personByEmail, personById, updatePerson } from './users.queries.js';
+import { toUser, type PersonRow, type User } from './users.schema.js';
+import { personActor, type RequestMeta } from './users.service.js';
+import { verifyPassword } from './sessions.passwords.js';
+import { checkSecondFactor } from './sessions.two-factor.js';
 import {
   clearFailures,
   deleteEndedSessions,
@@ -24,6 +23,7 @@ import {
   insertFailure,
   insertSession,
   latestFailures,
+  readRequireTwoFactor,
 } from './sessions.queries.js';
 
 export const WRONG_CREDENTIALS = 'Invalid email or password';

@@ -2,7 +2,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { TestClock } from '../../../src/util/clock.js';
 import { setup, type TestContext } from '../../helpers.js';
-import { HASHES_AT_ONCE, HASHES_WAITING, TOO_MANY_HASHES } from '../../../src/modules/sessions/passwords.js';
+import { HASHES_AT_ONCE, HASHES_WAITING, TOO_MANY_HASHES } from '../../../src/modules/access/sessions.passwords.js';
 import { mailedLink, PASSWORD, person, personRefused, sessionCookie, SessionClient, signIn } from './sessions.helpers.js';
 
 const HOUR = 60 * 60 * 1000;

@@ -2,8 +2,8 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ok } from '../../http/envelope.js';
 import { OkText, responses, Success } from '../../http/schemas.js';
-import { MAX_PASSWORD } from './passwords.js';
-import { NewPassword } from '../users/users.schema.js';
+import { MAX_PASSWORD } from './sessions.passwords.js';
+import { NewPassword } from './users.schema.js';
 import { changePassword, disableTwoFactor, enableTwoFactor, setupTwoFactor } from './me.service.js';
 
 const Code = Type.String({ minLength: 1, maxLength: 64, description: 'A code of the authenticator app (6 digits).' });

@@ -3,8 +3,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { SESSION_COOKIE, SESSION_MAX_MS } from '../../http/auth.js';
 import { ok } from '../../http/envelope.js';
 import { OkText, responses } from '../../http/schemas.js';
-import { AcceptInviteBody, ForgotBody, ResetBody } from '../users/users.schema.js';
-import { acceptInvite, forgotPassword, LINK_GONE, resetPassword, type RequestMeta } from '../users/users.service.js';
+import { AcceptInviteBody, ForgotBody, ResetBody } from './users.schema.js';
+import { acceptInvite, forgotPassword, LINK_GONE, resetPassword, type RequestMeta } from './users.service.js';
 import { publicResponses, SessionAnswer, SignInBody } from './sessions.schema.js';
 import { currentPerson, sessionAnswer, signIn, signOut, WRONG_CREDENTIALS } from './sessions.service.js';
 
