@@ -231,7 +231,12 @@ function report(title: string, results: Map<string, LoadResult[]>): Map<string, 
 async function scopedKey(db: Db, userId: number): Promise<Record<string, string>> {
   const { publicKey, secretKey } = newKeyPair();
   const scopes = JSON.stringify(['contacts.read']);
-  await insertKey(db, userId, { name: 'Scoped', publicKey, secretHash: hashSecret(secretKey), scopes, createdBy: null }, new Date());
+  await insertKey(
+    db,
+    userId,
+    { name: 'Scoped', publicKey, secretHash: hashSecret(secretKey), scopes, createdBy: null, rootPerson: null },
+    new Date(),
+  );
   return { publickey: publicKey, secretkey: secretKey };
 }
 

@@ -20,10 +20,10 @@ export interface KeyRecord {
   last_used_at: string | null;
   /** The account's `disabled` flag. */
   disabled: number;
-  /** Who made the key: `user` (a person), `key`, or null (the command line). */
-  created_by_type: string | null;
-  /** The role today of the person who made it; null when that person has been removed (or a key or the command line made it). */
-  creator_role: string | null;
+  /** The person at the start of the key's chain of makers; null when the chain starts at the command line. */
+  root_person_id: number | null;
+  /** That person's role today; null when they have been removed (or there is none). */
+  root_role: string | null;
 }
 
 /** How auth reads and marks keys (the keys module's queries, handed over by `app.ts`). */
@@ -50,10 +50,6 @@ export interface SessionRecord {
   require_two_factor: number;
   /** The account's `disabled` flag. */
   disabled: number;
-  /** Who made the key: `user` (a person), `key`, or null (the command line). */
-  created_by_type: string | null;
-  /** The role today of the person who made it; null when that person has been removed (or a key or the command line made it). */
-  creator_role: string | null;
 }
 
 /** How auth reads, marks and ends sessions (the sessions module's queries, handed over by `app.ts`). */
@@ -204,16 +200,16 @@ export function registerAuth(
     const entry = await recall(remembered, publicKey, secretKey, async () => {
       const key = await keys.find(publicKey);
       if (!key || key.disabled) return null;
-      // A person's key never holds more than that person does today: a demotion narrows it, a
-      // removal ends it.
-      const madeByPerson = key.created_by_type === 'user';
-      if (madeByPerson && key.creator_role === null) return null;
-      const grant = madeByPerson
-        ? within(keyGrant(key.scopes), ROLE_GRANTS[key.creator_role as Role] ?? grantOf([]))
-        : keyGrant(key.scopes);
+      // A key never holds more than the person at the start of its chain of makers does today
+      // (a key they made, or a key made by such a key, …): a demotion narrows it, a removal ends
+      // it. Only a chain that starts at the command line stands alone.
+      const rooted = key.root_person_id !== null;
+      if (rooted && key.root_role === null) return null;
+      const grant = rooted ? within(keyGrant(key.scopes), ROLE_GRANTS[key.root_role as Role] ?? grantOf([])) : keyGrant(key.scopes);
       const actor: Actor = { type: 'key', id: key.id, name: key.name };
       const lastUsed = key.last_used_at ? Date.parse(key.last_used_at) : -Infinity;
-      return { hash: key.secret_hash, principal: { account: key.user_id, actor, grant }, lastUsed };
+      const principal: Principal = { account: key.user_id, actor, grant, rootPerson: key.root_person_id };
+      return { hash: key.secret_hash, principal, lastUsed };
     });
     if (!entry) throw new AppError(401, INVALID_CREDENTIALS);
     const now = clock.now();
@@ -236,7 +232,7 @@ export function registerAuth(
       const session = { id: row.id, role, twoFactor: Boolean(row.two_factor) };
       return {
         hash: row.secret_hash,
-        principal: { account: row.user_id, actor, grant: ROLE_GRANTS[role] ?? grantOf([]), session },
+        principal: { account: row.user_id, actor, grant: ROLE_GRANTS[role] ?? grantOf([]), rootPerson: row.person_id, session },
         lastUsed: Date.parse(row.last_seen_at),
         expiresAt: Date.parse(row.expires_at),
         requireTwoFactor: Boolean(row.require_two_factor),

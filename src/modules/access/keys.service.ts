@@ -54,7 +54,7 @@ export async function createKey(
   const id = await insertKey(
     deps.database.db,
     principal.account,
-    { name, publicKey, secretHash: hashSecret(secretKey), scopes: stored, createdBy: principal.actor },
+    { name, publicKey, secretHash: hashSecret(secretKey), scopes: stored, createdBy: principal.actor, rootPerson: principal.rootPerson },
     deps.clock.now(),
   );
   return { id, public_key: publicKey, secret_key: secretKey };

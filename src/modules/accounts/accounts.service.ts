@@ -26,7 +26,7 @@ async function issueDefaultKey(trx: Db, userId: number, publicKey: string, secre
   await insertKey(
     trx,
     userId,
-    { name: DEFAULT_KEY_NAME, publicKey, secretHash: hashSecret(secretKey), scopes: 'full', createdBy: null },
+    { name: DEFAULT_KEY_NAME, publicKey, secretHash: hashSecret(secretKey), scopes: 'full', createdBy: null, rootPerson: null },
     now,
   );
 }
