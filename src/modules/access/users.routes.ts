@@ -5,7 +5,9 @@ import { OkCreated, OkText, responses, toId } from '../../http/schemas.js';
 import { InviteBody, ListUsersQuery, UpdateUserBody, UserIdQuery, UserList } from './users.schema.js';
 import { deleteUser, inviteUser, LAST_OWNER, listUsers, ONLY_OWNERS, updateUserRole } from './users.service.js';
 
-const OWNER_RULES = `Only an owner (or a \`full\` key) can make or remove an owner (403 \`${ONLY_OWNERS}\`); an account keeps at least one owner (409 \`${LAST_OWNER}\`).`;
+const OWNER_RULES =
+  `Only an owner (or a \`full\` key) can make or remove an owner (403 \`${ONLY_OWNERS}\`); an account keeps at least one owner (409 \`${LAST_OWNER}\`). ` +
+  'Giving a role needs every scope of that role (403 naming the first one the caller lacks).';
 
 /** `/users…`: the people of the account and their roles. */
 export const userRoutes: FastifyPluginAsyncTypebox = async (app) => {

@@ -2,10 +2,10 @@ import type { Config } from '../../config.js';
 import type { AppDeps } from '../../deps.js';
 import type { Db } from '../../db/index.js';
 import { isUniqueViolation } from '../../db/dialect.js';
-import type { Actor, Principal } from '../../http/principal.js';
+import { notAllowed, type Actor, type Principal } from '../../http/principal.js';
 import { AppError, Conflict, NotFound, Rnf, ValidationError } from '../../http/errors.js';
 import type { ListSource } from '../../http/list.js';
-import type { Role } from '../../http/scopes.js';
+import { covers, ROLE_GRANTS, SCOPES, type Role } from '../../http/scopes.js';
 import { joinToken, newSecret, splitToken } from '../../http/secret-tokens.js';
 import { hashSecret, sameHash } from '../../util/secrets.js';
 import { insertAuditEntry } from './audit.queries.js';
@@ -81,6 +81,16 @@ function checkOwnerPower(principal: Principal, role: string, newRole?: string): 
   if ((role === 'owner' || newRole === 'owner') && !principal.grant.full) throw new AppError(403, ONLY_OWNERS);
 }
 
+/**
+ * Giving someone a role needs every scope of it, as giving a key a scope does: a key with only
+ * `users.write` must not make an admin, who holds every scope. 403 naming the first scope missing.
+ */
+function checkRoleGrant(principal: Principal, role: Role): void {
+  const grant = ROLE_GRANTS[role];
+  if (covers(principal.grant, grant)) return;
+  throw notAllowed(principal.actor, SCOPES.find((s) => grant.scopes.has(s) && !principal.grant.scopes.has(s)) ?? 'grant full scopes');
+}
+
 /** Refuses to leave the account without an owner who has accepted (people only: keys do not count). */
 async function keepOneOwner(trx: Db, person: PersonRow, newRole: string | null): Promise<void> {
   if (person.role !== 'owner' || person.password_hash === null || newRole === 'owner') return;
@@ -115,6 +125,7 @@ async function invite(
  */
 export async function inviteUser(deps: AppDeps, principal: Principal, input: { email: string; role: Role }): Promise<number> {
   checkOwnerPower(principal, input.role);
+  checkRoleGrant(principal, input.role);
   const now = deps.clock.now();
   return deps.database.db.transaction().execute(async (trx) => {
     const { id, link } = await invite(trx, deps.config, principal.account, input.email, input.role, now);
@@ -147,6 +158,7 @@ export async function updateUserRole(deps: AppDeps, principal: Principal, input:
     const person = await findPerson(trx, principal.account, input.id);
     if (!person) throw new NotFound(Rnf);
     checkOwnerPower(principal, person.role, input.role);
+    checkRoleGrant(principal, input.role);
     await keepOneOwner(trx, person, input.role);
     await updatePerson(trx, person.id, { role: input.role }, deps.clock.now());
   });
