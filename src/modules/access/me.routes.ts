@@ -59,14 +59,15 @@ export const meRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         summary: 'Turn two-factor authentication off',
-        description: 'With the password and a code (or a recovery code).',
+        description:
+          'With the password and a code (or a recovery code). A wrong one counts as a failed sign-in, under the same lock (429).',
         body: Type.Object({ password: Password, code: Code }),
         response: responses(OkText, 409, 422),
       },
       config: { sessionOnly: true },
     },
     async (req) => {
-      await disableTwoFactor(deps, req.principal!, req.body);
+      await disableTwoFactor(deps, req.principal!, req.body, req.ip);
       app.forgetCredentials();
       return ok('Updated Successfully');
     },
@@ -77,14 +78,16 @@ export const meRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         summary: 'Change the password',
-        description: 'With the current one; the new one has at least 12 characters. Every other session of the person ends.',
+        description:
+          'With the current one; the new one has at least 12 characters. Every other session of the person ends. A wrong ' +
+          'current password counts as a failed sign-in, under the same lock (429).',
         body: Type.Object({ current_password: Password, password: NewPassword }),
         response: responses(OkText, 422),
       },
       config: { sessionOnly: true },
     },
     async (req) => {
-      await changePassword(deps, req.principal!, req.body);
+      await changePassword(deps, req.principal!, req.body, req.ip);
       app.forgetCredentials();
       return ok('Updated Successfully');
     },

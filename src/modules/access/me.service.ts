@@ -2,7 +2,8 @@ import type { AppDeps } from '../../deps.js';
 import type { Principal } from '../../http/principal.js';
 import { Conflict, ValidationError } from '../../http/errors.js';
 import { updatePerson } from './users.queries.js';
-import { hashPassword, verifyPassword } from './sessions.passwords.js';
+import { checkForClient, hashPassword, verifyPassword } from './sessions.passwords.js';
+import { countFailure, refuseWhileHeldBack } from './sessions.throttle.js';
 import { endPersonSessions } from './sessions.queries.js';
 import { currentPerson } from './sessions.service.js';
 import {
@@ -45,33 +46,53 @@ export async function enableTwoFactor(deps: AppDeps, principal: Principal, code:
   });
 }
 
-/** Turns two-factor off, with the password and a code (or a recovery code). */
-export async function disableTwoFactor(deps: AppDeps, principal: Principal, input: { password: string; code: string }): Promise<void> {
+/**
+ * Turns two-factor off, with the password and a code (or a recovery code). A wrong password or
+ * code counts as a failed sign-in of the person from this client address, under the same lock.
+ */
+export async function disableTwoFactor(
+  deps: AppDeps,
+  principal: Principal,
+  input: { password: string; code: string },
+  ip: string,
+): Promise<void> {
   const now = deps.clock.now();
   const person = await currentPerson(deps, principal);
-  const passwordOk = await verifyPassword(input.password, person.password_hash);
+  if (!person.two_factor_secret) throw new Conflict('Two-factor authentication is not on.');
+  await refuseWhileHeldBack(deps.database.db, person.email_key, ip, now);
+  const passwordOk = await checkForClient(ip, () => verifyPassword(input.password, person.password_hash));
+  const errors: Record<string, string[]> = {};
   await deps.database.db.transaction().execute(async (trx) => {
-    const errors: Record<string, string[]> = {};
     if (!passwordOk) errors.password = ['The password is incorrect.'];
-    if (!person.two_factor_secret) throw new Conflict('Two-factor authentication is not on.');
-    if (passwordOk && !(await checkSecondFactor(deps, trx, person, input.code, now))) errors.code = [INVALID_CODE];
-    if (Object.keys(errors).length > 0) throw new ValidationError(errors);
-    await clearTwoFactor(trx, person.id, now);
+    else if (!(await checkSecondFactor(deps, trx, person, input.code, now))) errors.code = [INVALID_CODE];
+    else await clearTwoFactor(trx, person.id, now);
   });
+  if (Object.keys(errors).length > 0) {
+    await countFailure(deps.database.db, person.email_key, ip, now);
+    throw new ValidationError(errors);
+  }
 }
 
-/** Changes the password, given the current one; every other session of the person ends. */
+/**
+ * Changes the password, given the current one; every other session of the person ends. A wrong
+ * current password counts as a failed sign-in of the person from this client address.
+ */
 export async function changePassword(
   deps: AppDeps,
   principal: Principal,
   input: { current_password: string; password: string },
+  ip: string,
 ): Promise<void> {
+  const now = deps.clock.now();
   const person = await currentPerson(deps, principal);
-  if (!(await verifyPassword(input.current_password, person.password_hash)))
+  await refuseWhileHeldBack(deps.database.db, person.email_key, ip, now);
+  if (!(await checkForClient(ip, () => verifyPassword(input.current_password, person.password_hash)))) {
+    await countFailure(deps.database.db, person.email_key, ip, now);
     throw new ValidationError({ current_password: ['The current password is incorrect.'] });
-  const hash = await hashPassword(input.password);
+  }
+  const hash = await checkForClient(ip, () => hashPassword(input.password));
   await deps.database.db.transaction().execute(async (trx) => {
-    await updatePerson(trx, person.id, { password_hash: hash }, deps.clock.now());
+    await updatePerson(trx, person.id, { password_hash: hash }, now);
     await endPersonSessions(trx, person.id, principal.session!.id);
   });
 }

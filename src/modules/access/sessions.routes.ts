@@ -35,7 +35,9 @@ export const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'session’s CSRF token. A wrong email or password: 401 `' +
           WRONG_CREDENTIALS +
           '` (the same for both). With two-factor on and no `code`: 401 `Two-factor code required`; a wrong one: 401 ' +
-          '`Invalid two-factor code`. 10 failures for one email within 15 minutes: 429 for 15 minutes.',
+          '`Invalid two-factor code`. 10 failures for one email from one client address within 15 minutes: 429 for that email ' +
+          'from that address for 15 minutes; failures from elsewhere only slow the email to one attempt every 5 seconds (429 ' +
+          'with `Retry-After`).',
         body: SignInBody,
         response: publicResponses(SessionAnswer, { 401: 'Wrong email or password, or a two-factor code missing or wrong.' }),
       },

@@ -9,7 +9,7 @@ import { covers, ROLE_GRANTS, SCOPES, type Role } from '../../http/scopes.js';
 import { joinToken, newSecret, splitToken } from '../../http/secret-tokens.js';
 import { hashSecret, sameHash } from '../../util/secrets.js';
 import { insertAuditEntry } from './audit.queries.js';
-import { hashPassword } from './sessions.passwords.js';
+import { checkForClient, hashPassword } from './sessions.passwords.js';
 import { clearFailures, endPersonSessions } from './sessions.queries.js';
 import { enqueueAccessMail, invitationMail, resetMail } from './users.mail.js';
 import {
@@ -198,7 +198,7 @@ export async function acceptInvite(
 ): Promise<void> {
   const name = input.name.trim();
   if (!name) throw new ValidationError({ name: ['The name field is required.'] });
-  const hash = await hashPassword(input.password);
+  const hash = await checkForClient(meta.ip, () => hashPassword(input.password));
   const now = deps.clock.now();
   await deps.database.db.transaction().execute(async (trx) => {
     const person = await redeem(trx, 'invite', input.token, now);
@@ -239,13 +239,13 @@ export async function forgotPassword(deps: AppDeps, email: string): Promise<void
 
 /** Sets a new password through a reset link; every session of the person ends. */
 export async function resetPassword(deps: AppDeps, input: { token: string; password: string }, meta: RequestMeta): Promise<void> {
-  const hash = await hashPassword(input.password);
+  const hash = await checkForClient(meta.ip, () => hashPassword(input.password));
   const now = deps.clock.now();
   await deps.database.db.transaction().execute(async (trx) => {
     const person = await redeem(trx, 'reset', input.token, now);
     await updatePerson(trx, person.id, { password_hash: hash }, now);
     await endPersonSessions(trx, person.id, null);
-    await clearFailures(trx, person.email_key);
+    await clearFailures(trx, person.email_key, null);
     await insertAuditEntry(trx, {
       userId: person.user_id,
       actor: personActor(person),

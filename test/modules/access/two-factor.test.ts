@@ -134,6 +134,22 @@ describe('two-factor authentication', () => {
     );
   });
 
+  it('counts wrong passwords and codes on /me/2fa/disable as failed sign-ins, under the same lock', async () => {
+    const { p, secret } = await withTwoFactor();
+    for (let i = 0; i < 10; i++) {
+      clock.advance(1_000);
+      const wrong = i % 2 ? { password: PASSWORD, code: '000000' } : { password: 'not my password', code: '000000' };
+      assert.equal((await p.post('/me/2fa/disable', wrong)).status, 422);
+    }
+    clock.advance(30_000);
+    const locked = await p.post('/me/2fa/disable', { password: PASSWORD, code: code(secret, clock.now().getTime()) });
+    assert.equal(locked.status, 429);
+    assert.equal(locked.body.errors, 'Too many failed sign-ins for this email: retry in 15 minutes.');
+    assert.equal((await p.get('/session')).body.message.user.two_factor, 1);
+    clock.advance(15 * 60_000);
+    assert.equal((await p.post('/me/2fa/disable', { password: PASSWORD, code: code(secret, clock.now().getTime()) })).status, 200);
+  });
+
   it('changes the password with the current one, ending the other sessions', async () => {
     const p = await person(t, 'viewer');
     const other = await signIn(t, p.email);
