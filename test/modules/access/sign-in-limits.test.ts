@@ -95,6 +95,30 @@ describe('sign-in under attack', () => {
     assert.equal((await signInFrom(attacker, p.email, PASSWORD)).status, 200);
   });
 
+  it('refuses a sign-in posted by a page of another site, and takes one from the console or a program', async () => {
+    const p = await person(t, 'viewer');
+    const refused = { status: 'failed', errors: 'A sign-in from another site is refused.' };
+    for (const headers of [
+      { origin: 'https://attacker.example' },
+      { origin: 'null' },
+      { 'sec-fetch-site': 'cross-site' },
+      { origin: 'http://localhost:3000', 'sec-fetch-site': 'cross-site' },
+    ] as Array<Record<string, string>>) {
+      const r = await postFrom(t, '192.0.2.9', '/session/sign-in', { email: p.email, password: PASSWORD }, headers);
+      assert.equal(r.status, 403, JSON.stringify(headers));
+      assert.deepEqual(r.body, refused);
+      assert.equal(r.headers['set-cookie'], undefined);
+    }
+    for (const headers of [
+      {},
+      { origin: 'http://localhost:3000', 'sec-fetch-site': 'same-origin' },
+      { origin: 'http://console.example.test:8080', host: 'console.example.test:8080' },
+    ] as Array<Record<string, string>>) {
+      const r = await postFrom(t, '192.0.2.9', '/session/sign-in', { email: p.email, password: PASSWORD }, headers);
+      assert.equal(r.status, 200, JSON.stringify(headers));
+    }
+  });
+
   it('counts wrong current passwords on /me/password as failed sign-ins, under the same lock', async () => {
     const p = await person(t, 'viewer');
     const change = (current: string) =>
