@@ -29,7 +29,8 @@ export const userRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Invite a person',
         description:
           'Mails a link `{PUBLIC_URL}/app/invite/<token>`, valid 7 days and once, where the person sets a name and a password ' +
-          '(`POST /session/accept-invite`). An address belongs to one person. ' +
+          "(`POST /session/accept-invite`). An address belongs to one person: an address of another account's person is answered " +
+          'as a fresh one, and mailed, without a link, what happened; an address this account has already: 422. ' +
           OWNER_RULES,
         body: InviteBody,
         response: responses(OkCreated, 422),

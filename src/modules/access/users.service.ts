@@ -11,7 +11,7 @@ import { hashSecret, sameHash } from '../../util/secrets.js';
 import { insertAuditEntry } from './audit.queries.js';
 import { checkForClient, hashPassword } from './sessions.passwords.js';
 import { clearFailures, endPersonSessions } from './sessions.queries.js';
-import { enqueueAccessMail, invitationMail, resetMail } from './users.mail.js';
+import { enqueueAccessMail, invitationElsewhereMail, invitationMail, resetMail } from './users.mail.js';
 import {
   countOwners,
   countPeople,
@@ -19,6 +19,7 @@ import {
   deletePerson,
   findPerson,
   findToken,
+  heldKey,
   insertPerson,
   insertToken,
   lockAccount,
@@ -26,6 +27,7 @@ import {
   peoplePage,
   personByEmail,
   personById,
+  personOfAccount,
   updatePerson,
   useToken,
   type TokenPurpose,
@@ -98,6 +100,8 @@ async function keepOneOwner(trx: Db, person: PersonRow, newRole: string | null):
   if ((await countOwners(trx, person.user_id)) <= 1) throw new Conflict(LAST_OWNER);
 }
 
+const TAKEN = () => new ValidationError({ email: ['The email has already been taken.'] });
+
 /** Makes an invited person (no password yet) with an invitation link; returns the person and link. */
 async function invite(
   trx: Db,
@@ -107,12 +111,12 @@ async function invite(
   role: Role,
   now: Date,
 ): Promise<{ id: number; link: string }> {
-  if (await personByEmail(trx, email)) throw new ValidationError({ email: ['The email has already been taken.'] });
+  if (await personByEmail(trx, email)) throw TAKEN();
   let id: number;
   try {
     id = await insertPerson(trx, userId, email, role, now);
   } catch (err) {
-    if (isUniqueViolation(err)) throw new ValidationError({ email: ['The email has already been taken.'] });
+    if (isUniqueViolation(err)) throw TAKEN();
     throw err;
   }
   const person = (await personById(trx, id))!;
@@ -121,22 +125,27 @@ async function invite(
 
 /**
  * Invites a person to the caller's account: mails a link, valid 7 days and once, where they set a
- * name and a password. An address belongs to one person of one account.
+ * name and a password. An address belongs to one person of one account: inviting an address of
+ * another account's person answers as for a fresh address (the caller must not learn who uses the
+ * service), lists the invitation as any other, and mails the address, without a link, what
+ * happened. Inviting an address the account already has: 422.
  */
 export async function inviteUser(deps: AppDeps, principal: Principal, input: { email: string; role: Role }): Promise<number> {
   checkOwnerPower(principal, input.role);
   checkRoleGrant(principal, input.role);
   const now = deps.clock.now();
+  const to = input.email.trim();
   return deps.database.db.transaction().execute(async (trx) => {
-    const { id, link } = await invite(trx, deps.config, principal.account, input.email, input.role, now);
+    if (await personOfAccount(trx, principal.account, to)) throw TAKEN();
     const account = await trx.selectFrom('accounts').select('name').where('id', '=', principal.account).executeTakeFirstOrThrow();
-    await enqueueAccessMail(
-      trx,
-      deps.config,
-      principal.account,
-      invitationMail(deps.config, input.email.trim(), account.name, input.role, link),
-      now,
-    );
+    const elsewhere = await personByEmail(trx, to);
+    if (elsewhere) {
+      const id = await insertPerson(trx, principal.account, to, input.role, now, heldKey(principal.account, to));
+      await enqueueAccessMail(trx, deps.config, principal.account, invitationElsewhereMail(deps.config, to, account.name, input.role), now);
+      return id;
+    }
+    const { id, link } = await invite(trx, deps.config, principal.account, to, input.role, now);
+    await enqueueAccessMail(trx, deps.config, principal.account, invitationMail(deps.config, to, account.name, input.role, link), now);
     return id;
   });
 }
