@@ -7,6 +7,7 @@
  */
 import type { AppDeps } from '../../deps.js';
 import type { Principal } from '../../http/principal.js';
+import { allows } from '../../http/scopes.js';
 import { AppError } from '../../http/errors.js';
 import { isoMicros } from '../../util/time.js';
 import { previewSunset, readSunsetSettings, type SunsetSettings } from '../../suppression/sunset.rule.js';
@@ -49,16 +50,19 @@ export async function updateSettings(deps: AppDeps, principal: Principal, input:
 
 /**
  * What the sunset policy would list now with the query's values (each missing one is the saved
- * one), whether or not it is on: how many addresses, and up to 20 of them.
+ * one), whether or not it is on: how many addresses, and up to 20 of them, which only a caller
+ * who may read contacts sees (the route needs `settings.read` only; a key made for settings must
+ * not be a way around `contacts.read`).
  */
 export async function sunsetPreview(
   deps: AppDeps,
-  userId: number,
+  principal: Principal,
   query: SunsetPreviewInput,
 ): Promise<{ count: number; sample: string[] }> {
   const { db } = deps.database;
-  const saved = await readSunsetSettings(db, userId);
+  const saved = await readSunsetSettings(db, principal.account);
   const days = query.sunset_days ?? saved.sunset_days;
   const min = query.sunset_min_messages ?? saved.sunset_min_messages;
-  return previewSunset(db, userId, days, min, deps.clock.now());
+  const preview = await previewSunset(db, principal.account, days, min, deps.clock.now());
+  return allows(principal.grant, 'contacts.read') ? preview : { count: preview.count, sample: [] };
 }
