@@ -262,11 +262,12 @@ export function registerAuth(
       if (!cookie) throw new AppError(401, NOT_SIGNED_IN);
       const entry = await bySession(cookie);
       if (!entry) throw new AppError(401, SESSION_ENDED);
-      if (mayChange(request) && !validCsrf(appSecret, cookie, request.headers[CSRF_HEADER])) throw new AppError(403, INVALID_CSRF);
       const principal = entry.principal;
-      if (entry.requireTwoFactor && !principal.session!.twoFactor && !config.beforeTwoFactor) throw new AppError(403, TWO_FACTOR_REQUIRED);
+      // Known before the refusals below, so the audit log writes them as it writes every refusal.
       request.userId = principal.account;
       request.principal = principal;
+      if (mayChange(request) && !validCsrf(appSecret, cookie, request.headers[CSRF_HEADER])) throw new AppError(403, INVALID_CSRF);
+      if (entry.requireTwoFactor && !principal.session!.twoFactor && !config.beforeTwoFactor) throw new AppError(403, TWO_FACTOR_REQUIRED);
       if (!config.sessionOnly) enforceScope(principal, config.scope);
       return;
     }
