@@ -111,7 +111,9 @@ export async function buildApp(deps: AppInput): Promise<App> {
       max: deps.config.rateLimitPerMinute,
       timeWindow: 60_000,
       enableDraftSpec: true,
-      keyGenerator: (req) => (req.userId ? `u${req.userId}` : `ip${req.ip}`),
+      // Per key and per person, not per account: one busy or narrow key must not use up the
+      // whole account's allowance (key and person ids are of different tables, hence the prefix).
+      keyGenerator: (req) => (req.principal ? `${req.principal.actor.type}${req.principal.actor.id}` : `ip${req.ip}`),
       allowList: (req) => Boolean(req.routeOptions.config?.public),
       errorResponseBuilder: (_req, ctx) =>
         new AppError(429, `Too many requests: the limit is ${ctx.max} per minute. Retry in ${Math.ceil(ctx.ttl / 1000)} seconds.`),
