@@ -40,6 +40,8 @@ export interface SessionRecord {
   user_id: number;
   person_id: number;
   secret_hash: string;
+  /** When the person signed in (every sign-in makes a new session). */
+  created_at: string;
   last_seen_at: string;
   expires_at: string;
   email: string;
@@ -229,7 +231,7 @@ export function registerAuth(
       if (!row || row.disabled) return null;
       const role = row.role as Role;
       const actor: Actor = { type: 'user', id: row.person_id, name: row.email };
-      const session = { id: row.id, role, twoFactor: Boolean(row.two_factor) };
+      const session = { id: row.id, role, twoFactor: Boolean(row.two_factor), signedInAt: Date.parse(row.created_at) };
       return {
         hash: row.secret_hash,
         principal: { account: row.user_id, actor, grant: ROLE_GRANTS[role] ?? grantOf([]), rootPerson: row.person_id, session },

@@ -20,8 +20,8 @@ export interface Principal {
    * command line. A key the caller makes is bounded by this person too.
    */
   rootPerson: number | null;
-  /** A person signed in: their session and role. */
-  session?: { id: number; role: Role; twoFactor: boolean };
+  /** A person signed in: their session, role, and when they signed in (ms). */
+  session?: { id: number; role: Role; twoFactor: boolean; signedInAt: number };
 }
 
 /** A key's stored scopes as a grant; anything unreadable grants nothing. */

@@ -4,7 +4,7 @@ import { ok } from '../../http/envelope.js';
 import { OkText, responses, Success } from '../../http/schemas.js';
 import { MAX_PASSWORD } from './sessions.passwords.js';
 import { NewPassword } from './users.schema.js';
-import { changePassword, disableTwoFactor, enableTwoFactor, setupTwoFactor } from './me.service.js';
+import { changePassword, disableTwoFactor, enableTwoFactor, setupTwoFactor, SIGN_IN_AGAIN } from './me.service.js';
 
 const Code = Type.String({ minLength: 1, maxLength: 64, description: 'A code of the authenticator app (6 digits).' });
 const Password = Type.String({ minLength: 1, maxLength: MAX_PASSWORD });
@@ -37,7 +37,8 @@ export const meRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         summary: 'Turn two-factor authentication on',
         description:
-          'With a code of the secret set up. Answers ten recovery codes, shown only this once, each usable once in place of a code.',
+          'With a code of the secret set up. Answers ten recovery codes, shown only this once, each usable once in place of a code. ' +
+          `Only within 10 minutes of signing in (403 \`${SIGN_IN_AGAIN}\`), so a session stolen later cannot turn it on with an app of its own.`,
         body: Type.Object({ code: Code }),
         response: responses(
           Success(Type.Object({ recovery_codes: Type.Array(Type.String(), { minItems: 10, maxItems: 10 }) }), 'The recovery codes.'),

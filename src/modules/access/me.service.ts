@@ -1,6 +1,6 @@
 import type { AppDeps } from '../../deps.js';
 import type { Principal } from '../../http/principal.js';
-import { Conflict, ValidationError } from '../../http/errors.js';
+import { AppError, Conflict, ValidationError } from '../../http/errors.js';
 import { updatePerson } from './users.queries.js';
 import { checkForClient, hashPassword, verifyPassword } from './sessions.passwords.js';
 import { countFailure, refuseWhileHeldBack } from './sessions.throttle.js';
@@ -31,9 +31,19 @@ export async function setupTwoFactor(deps: AppDeps, principal: Principal): Promi
   return made;
 }
 
-/** Turns two-factor on with a code of the secret being set up; answers the ten recovery codes, shown this once. */
+/** How recent a sign-in turning two-factor on needs. */
+export const ENABLE_WITHIN_MS = 10 * 60 * 1000;
+export const SIGN_IN_AGAIN = 'Sign in again to turn on two-factor authentication: it needs a sign-in within the last 10 minutes.';
+
+/**
+ * Turns two-factor on with a code of the secret being set up; answers the ten recovery codes,
+ * shown this once. Only within 10 minutes of signing in (else 403): whoever turns it on decides
+ * which app's codes the person needs from then on, so a session stolen hours later must not be
+ * able to lock the person out with an app of its own.
+ */
 export async function enableTwoFactor(deps: AppDeps, principal: Principal, code: string): Promise<{ recovery_codes: string[] }> {
   const now = deps.clock.now();
+  if (now.getTime() - principal.session!.signedInAt > ENABLE_WITHIN_MS) throw new AppError(403, SIGN_IN_AGAIN);
   return deps.database.db.transaction().execute(async (trx) => {
     const person = await currentPerson({ ...deps, database: { ...deps.database, db: trx } }, principal);
     if (person.two_factor_secret) throw new Conflict('Two-factor authentication is already on.');

@@ -18,6 +18,7 @@ export function sessionLookup(database: Database): SessionLookup {
       's.user_id',
       's.person_id',
       's.secret_hash',
+      's.created_at',
       's.last_seen_at',
       's.expires_at',
       'p.email',
