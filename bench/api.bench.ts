@@ -17,9 +17,9 @@ import { fmt, fmtBytes, median, memoryOf, printFigure, resetPeakRss, sampleMemor
 import { startServer, type BenchServer } from './lib/server.js';
 import type { Config } from '../src/config.js';
 import type { Db } from '../src/db/index.js';
-import { newKeyPair } from '../src/modules/accounts/accounts.keys.js';
-import { insertKey } from '../src/modules/keys/keys.queries.js';
-import { inviteFirstOwner } from '../src/modules/users/users.service.js';
+import { newKeyPair } from '../src/modules/access/keys.pair.js';
+import { insertKey } from '../src/modules/access/keys.queries.js';
+import { inviteFirstOwner } from '../src/modules/access/users.service.js';
 import { hashSecret } from '../src/util/secrets.js';
 
 const N = Number(process.env.BENCH_CONTACTS ?? 100_000);
@@ -231,7 +231,12 @@ function report(title: string, results: Map<string, LoadResult[]>): Map<string, 
 async function scopedKey(db: Db, userId: number): Promise<Record<string, string>> {
   const { publicKey, secretKey } = newKeyPair();
   const scopes = JSON.stringify(['contacts.read']);
-  await insertKey(db, userId, { name: 'Scoped', publicKey, secretHash: hashSecret(secretKey), scopes, createdBy: null }, new Date());
+  await insertKey(
+    db,
+    userId,
+    { name: 'Scoped', publicKey, secretHash: hashSecret(secretKey), scopes, createdBy: null, rootPerson: null },
+    new Date(),
+  );
   return { publickey: publicKey, secretkey: secretKey };
 }
 

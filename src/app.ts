@@ -11,14 +11,14 @@ import { parseQuery, registerBodyParsing } from './http/body.js';
 import { answerClientError, answerFrameworkError, registerErrorHandling } from './http/error-handler.js';
 import { registerAuth } from './http/auth.js';
 import { registerIdempotency } from './http/idempotency.js';
-import { keyLookup } from './modules/keys/keys.queries.js';
-import { sessionLookup } from './modules/sessions/sessions.queries.js';
-import { sessionRoutes } from './modules/sessions/sessions.routes.js';
-import { meRoutes } from './modules/sessions/me.routes.js';
-import { userRoutes } from './modules/users/users.routes.js';
-import { keyRoutes } from './modules/keys/keys.routes.js';
-import { auditRoutes } from './modules/audit/audit.routes.js';
-import { registerAuditLog } from './modules/audit/audit.hook.js';
+import { keyLookup } from './modules/access/keys.queries.js';
+import { sessionLookup } from './modules/access/sessions.queries.js';
+import { sessionRoutes } from './modules/access/sessions.routes.js';
+import { meRoutes } from './modules/access/me.routes.js';
+import { userRoutes } from './modules/access/users.routes.js';
+import { keyRoutes } from './modules/access/keys.routes.js';
+import { auditRoutes } from './modules/access/audit.routes.js';
+import { registerAuditLog } from './modules/access/audit.hook.js';
 import { registerOpenApi } from './http/openapi.js';
 import { finiteNumbers } from './http/schemas.js';
 import { AppError } from './http/errors.js';
@@ -111,7 +111,9 @@ export async function buildApp(deps: AppInput): Promise<App> {
       max: deps.config.rateLimitPerMinute,
       timeWindow: 60_000,
       enableDraftSpec: true,
-      keyGenerator: (req) => (req.userId ? `u${req.userId}` : `ip${req.ip}`),
+      // Per key and per person, not per account: one busy or narrow key must not use up the
+      // whole account's allowance (key and person ids are of different tables, hence the prefix).
+      keyGenerator: (req) => (req.principal ? `${req.principal.actor.type}${req.principal.actor.id}` : `ip${req.ip}`),
       allowList: (req) => Boolean(req.routeOptions.config?.public),
       errorResponseBuilder: (_req, ctx) =>
         new AppError(429, `Too many requests: the limit is ${ctx.max} per minute. Retry in ${Math.ceil(ctx.ttl / 1000)} seconds.`),

@@ -8,9 +8,9 @@
  * module that owns the work; the job runner names none.
  */
 import type { ScheduledTask } from './jobs/scheduler.lane.js';
-import { auditRetentionTask } from './modules/audit/audit.service.js';
+import { auditRetentionTask } from './modules/access/audit.service.js';
 import { automationStepsTask } from './modules/automations/automations.engine.js';
-import { sessionCleanupTask } from './modules/sessions/sessions.service.js';
+import { sessionCleanupTask } from './modules/access/sessions.service.js';
 import { liveSegmentsTask } from './modules/segments/segments.live.js';
 import { abTestsTask } from './modules/single-sends/ab-tests.engine.js';
 import { completeSendsTask, startSendsTask } from './modules/single-sends/single-sends.engine.js';

@@ -28,6 +28,7 @@ import * as m025 from './migrations/025_engagement_sunset.js';
 import * as m026 from './migrations/026_keys_audit.js';
 import * as m027 from './migrations/027_people.js';
 import * as m028 from './migrations/028_ab_tests.js';
+import * as m029 from './migrations/029_access_chains.js';
 
 /** Every migration, in order. A new migration is one import and one line here. */
 const migrations: Record<string, Migration> = {
@@ -59,6 +60,7 @@ const migrations: Record<string, Migration> = {
   '026_keys_audit': m026,
   '027_people': m027,
   '028_ab_tests': m028,
+  '029_access_chains': m029,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

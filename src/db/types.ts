@@ -23,6 +23,8 @@ export interface ApiKeyTable {
   created_by_type: string | null;
   created_by_id: number | null;
   created_by_name: string | null;
+  /** The person at the start of the key's chain of makers; null when it starts at the command line. */
+  root_person_id: number | null;
   last_used_at: string | null;
   created_at: string;
   updated_at: string;
@@ -87,6 +89,8 @@ export interface AccessTokenTable {
 export interface SignInFailureTable {
   id: Generated<number>;
   email_key: string;
+  /** The client address the failure came from (null: written before addresses were kept). */
+  ip: string | null;
   created_at: string;
 }
 

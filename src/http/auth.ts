@@ -20,10 +20,10 @@ export interface KeyRecord {
   last_used_at: string | null;
   /** The account's `disabled` flag. */
   disabled: number;
-  /** Who made the key: `user` (a person), `key`, or null (the command line). */
-  created_by_type: string | null;
-  /** The role today of the person who made it; null when that person has been removed (or a key or the command line made it). */
-  creator_role: string | null;
+  /** The person at the start of the key's chain of makers; null when the chain starts at the command line. */
+  root_person_id: number | null;
+  /** That person's role today; null when they have been removed (or there is none). */
+  root_role: string | null;
 }
 
 /** How auth reads and marks keys (the keys module's queries, handed over by `app.ts`). */
@@ -40,6 +40,8 @@ export interface SessionRecord {
   user_id: number;
   person_id: number;
   secret_hash: string;
+  /** When the person signed in (every sign-in makes a new session). */
+  created_at: string;
   last_seen_at: string;
   expires_at: string;
   email: string;
@@ -50,10 +52,6 @@ export interface SessionRecord {
   require_two_factor: number;
   /** The account's `disabled` flag. */
   disabled: number;
-  /** Who made the key: `user` (a person), `key`, or null (the command line). */
-  created_by_type: string | null;
-  /** The role today of the person who made it; null when that person has been removed (or a key or the command line made it). */
-  creator_role: string | null;
 }
 
 /** How auth reads, marks and ends sessions (the sessions module's queries, handed over by `app.ts`). */
@@ -204,16 +202,16 @@ export function registerAuth(
     const entry = await recall(remembered, publicKey, secretKey, async () => {
       const key = await keys.find(publicKey);
       if (!key || key.disabled) return null;
-      // A person's key never holds more than that person does today: a demotion narrows it, a
-      // removal ends it.
-      const madeByPerson = key.created_by_type === 'user';
-      if (madeByPerson && key.creator_role === null) return null;
-      const grant = madeByPerson
-        ? within(keyGrant(key.scopes), ROLE_GRANTS[key.creator_role as Role] ?? grantOf([]))
-        : keyGrant(key.scopes);
+      // A key never holds more than the person at the start of its chain of makers does today
+      // (a key they made, or a key made by such a key, …): a demotion narrows it, a removal ends
+      // it. Only a chain that starts at the command line stands alone.
+      const rooted = key.root_person_id !== null;
+      if (rooted && key.root_role === null) return null;
+      const grant = rooted ? within(keyGrant(key.scopes), ROLE_GRANTS[key.root_role as Role] ?? grantOf([])) : keyGrant(key.scopes);
       const actor: Actor = { type: 'key', id: key.id, name: key.name };
       const lastUsed = key.last_used_at ? Date.parse(key.last_used_at) : -Infinity;
-      return { hash: key.secret_hash, principal: { account: key.user_id, actor, grant }, lastUsed };
+      const principal: Principal = { account: key.user_id, actor, grant, rootPerson: key.root_person_id };
+      return { hash: key.secret_hash, principal, lastUsed };
     });
     if (!entry) throw new AppError(401, INVALID_CREDENTIALS);
     const now = clock.now();
@@ -233,10 +231,10 @@ export function registerAuth(
       if (!row || row.disabled) return null;
       const role = row.role as Role;
       const actor: Actor = { type: 'user', id: row.person_id, name: row.email };
-      const session = { id: row.id, role, twoFactor: Boolean(row.two_factor) };
+      const session = { id: row.id, role, twoFactor: Boolean(row.two_factor), signedInAt: Date.parse(row.created_at) };
       return {
         hash: row.secret_hash,
-        principal: { account: row.user_id, actor, grant: ROLE_GRANTS[role] ?? grantOf([]), session },
+        principal: { account: row.user_id, actor, grant: ROLE_GRANTS[role] ?? grantOf([]), rootPerson: row.person_id, session },
         lastUsed: Date.parse(row.last_seen_at),
         expiresAt: Date.parse(row.expires_at),
         requireTwoFactor: Boolean(row.require_two_factor),
@@ -266,11 +264,12 @@ export function registerAuth(
       if (!cookie) throw new AppError(401, NOT_SIGNED_IN);
       const entry = await bySession(cookie);
       if (!entry) throw new AppError(401, SESSION_ENDED);
-      if (mayChange(request) && !validCsrf(appSecret, cookie, request.headers[CSRF_HEADER])) throw new AppError(403, INVALID_CSRF);
       const principal = entry.principal;
-      if (entry.requireTwoFactor && !principal.session!.twoFactor && !config.beforeTwoFactor) throw new AppError(403, TWO_FACTOR_REQUIRED);
+      // Known before the refusals below, so the audit log writes them as it writes every refusal.
       request.userId = principal.account;
       request.principal = principal;
+      if (mayChange(request) && !validCsrf(appSecret, cookie, request.headers[CSRF_HEADER])) throw new AppError(403, INVALID_CSRF);
+      if (entry.requireTwoFactor && !principal.session!.twoFactor && !config.beforeTwoFactor) throw new AppError(403, TWO_FACTOR_REQUIRED);
       if (!config.sessionOnly) enforceScope(principal, config.scope);
       return;
     }

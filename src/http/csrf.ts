@@ -1,4 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { FastifyRequest } from 'fastify';
 
 /** The request header that carries the CSRF token of a session. */
 export const CSRF_HEADER = 'x-csrf-token';
@@ -18,4 +19,17 @@ export function validCsrf(appSecret: string, sessionCookie: string, given: unkno
   const expected = Buffer.from(csrfToken(appSecret, sessionCookie));
   const actual = Buffer.from(given);
   return actual.length === expected.length && timingSafeEqual(actual, expected);
+}
+
+/**
+ * Whether a request was sent by a page of another site: `Sec-Fetch-Site: cross-site`, or an
+ * `Origin` that is not the service's own (that of `publicUrl`, or the one the request was sent
+ * to, for a service reached by another name than its public one). Programs send neither header,
+ * and pass.
+ */
+export function fromAnotherSite(request: FastifyRequest, publicUrl: string): boolean {
+  if (request.headers['sec-fetch-site'] === 'cross-site') return true;
+  const origin = request.headers.origin;
+  if (origin === undefined) return false;
+  return origin !== new URL(publicUrl).origin && origin !== `${request.protocol}://${request.host}`;
 }

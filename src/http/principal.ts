@@ -14,8 +14,14 @@ export interface Principal {
   account: number;
   actor: Actor;
   grant: Grant;
-  /** A person signed in: their session and role. */
-  session?: { id: number; role: Role; twoFactor: boolean };
+  /**
+   * The person at the start of the caller's chain of makers: the person signed in, or the person
+   * who made this key (or the key that made it, …); null for a key whose chain starts at the
+   * command line. A key the caller makes is bounded by this person too.
+   */
+  rootPerson: number | null;
+  /** A person signed in: their session, role, and when they signed in (ms). */
+  session?: { id: number; role: Role; twoFactor: boolean; signedInAt: number };
 }
 
 /** A key's stored scopes as a grant; anything unreadable grants nothing. */

@@ -163,7 +163,9 @@ const COMMON_FAILURES = {
   401: FailedAny,
   413: failedText('The request body (or the uploaded file) is over the size limit; nothing of it is kept.'),
   415: failedText('Unsupported content type: send form fields (urlencoded or multipart) or JSON.'),
-  429: failedText('Rate limited: too many requests this minute for the account; retry after the `Retry-After` seconds.'),
+  429: failedText(
+    'Rate limited: too many requests this minute for the key or person (or a password check held back); retry after the `Retry-After` seconds.',
+  ),
   500: failedText('Unexpected failure: `Internal Server Error` (the cause is logged, never sent).'),
 };
 

@@ -18,7 +18,7 @@ import { mjmlText } from '../support/designs.js';
 import { SmtpSink, type SinkMessage } from '../support/smtp-sink.js';
 import { senderForm } from '../modules/senders.helpers.js';
 import { APPLE_PROXY, BROWSER } from '../modules/single-sends-ab.helpers.js';
-import { PASSWORD, person } from '../modules/sessions/sessions.helpers.js';
+import { PASSWORD, person } from '../modules/access/sessions.helpers.js';
 import { skipWithoutChromium, startConsole, type ConsoleHarness } from './browser.js';
 import { fits, press } from './single-sends.helpers.js';
 import { tableProblems } from './second-pass.layout.js';

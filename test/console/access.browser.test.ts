@@ -15,7 +15,7 @@ import { Client, make } from '../helpers.js';
 import { automationBase, createAutomation, automationForm } from '../modules/automations.helpers.js';
 import { createSend, sendForm } from '../modules/single-sends.helpers.js';
 import { createSegment } from '../modules/segments.helpers.js';
-import { mailedLink, PASSWORD, person } from '../modules/sessions/sessions.helpers.js';
+import { mailedLink, PASSWORD, person } from '../modules/access/sessions.helpers.js';
 import { mjmlText } from '../support/designs.js';
 import { skipWithoutChromium, startConsole, type ConsoleHarness } from './browser.js';
 

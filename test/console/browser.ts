@@ -8,8 +8,8 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { Client, setup, type SetupOptions, type TestContext } from '../helpers.js';
-import { keyLookup } from '../../src/modules/keys/keys.queries.js';
-import { inviteFirstOwner } from '../../src/modules/users/users.service.js';
+import { keyLookup } from '../../src/modules/access/keys.queries.js';
+import { inviteFirstOwner } from '../../src/modules/access/users.service.js';
 import { builtConsole } from './console-build.js';
 
 const CHROMIUM = '/usr/bin/chromium';

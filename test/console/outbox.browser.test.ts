@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { drainQueue } from '../helpers.js';
 import { senderForm } from '../modules/senders.helpers.js';
-import { PASSWORD, person } from '../modules/sessions/sessions.helpers.js';
+import { PASSWORD, person } from '../modules/access/sessions.helpers.js';
 import { skipWithoutChromium, startConsole, type ConsoleHarness } from './browser.js';
 import { WIDTHS } from './second-pass.layout.js';
 

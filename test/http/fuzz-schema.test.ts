@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import qs from 'qs';
 import { make, setup, type Client, type TestContext } from '../helpers.js';
-import { keyClient } from '../modules/keys/keys.helpers.js';
+import { keyClient } from '../modules/access/keys.helpers.js';
 import { multipart } from '../modules/contacts-csv.helpers.js';
 import { senderForm } from '../modules/senders.helpers.js';
 import { checkAnswer, describeRequest, type FuzzRequest } from './fuzz.requests.js';

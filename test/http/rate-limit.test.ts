@@ -1,6 +1,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { setup, type TestContext } from '../helpers.js';
+import { keyClient } from '../modules/access/keys.helpers.js';
+import { person } from '../modules/access/sessions.helpers.js';
 
 describe('rate limit', () => {
   let t: TestContext;
@@ -40,5 +42,25 @@ describe('rate limit', () => {
       assert.equal(r.status, 401);
     }
     assert.equal((await t.b.get('/contacts-type')).status, 200);
+  });
+});
+
+describe('rate limit per key and per person', () => {
+  let t: TestContext;
+  before(async () => {
+    t = await setup({ rateLimitPerMinute: 4 });
+  });
+  after(() => t.close());
+
+  it('counts each key and each person on its own: one busy key does not use up the account', async () => {
+    const busy = await keyClient(t.a, ['contacts.read'], 'Busy');
+    const p = await person(t, 'viewer');
+    for (let i = 0; i < 4; i++) assert.equal((await busy.get('/contacts-type')).status, 200);
+    assert.equal((await busy.get('/contacts-type')).status, 429);
+    // The account's other key (which made the busy one and the invitation: 2 of its 4) and its person go on.
+    assert.equal((await t.a.get('/contacts-type')).status, 200);
+    for (let i = 0; i < 4; i++) assert.equal((await p.get('/contacts-type')).status, 200, `person, request ${i + 1}`);
+    assert.equal((await p.get('/contacts-type')).status, 429);
+    assert.equal((await t.a.get('/contacts-type')).status, 200);
   });
 });

@@ -1,7 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { setup, type TestContext } from '../helpers.js';
-import { person, personRefused, type SessionClient } from '../modules/sessions/sessions.helpers.js';
+import { person, personRefused, type SessionClient } from '../modules/access/sessions.helpers.js';
 import { keyedOperations } from './scopes.test.js';
 
 /** What each role may do, as the product defines it (written out here, not read from the code). */

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { SCOPES } from '../../src/http/scopes.js';
 import { ok } from '../../src/http/envelope.js';
 import { Client, setup, type TestContext } from '../helpers.js';
-import { keyClient, keyRefused } from '../modules/keys/keys.helpers.js';
+import { keyClient, keyRefused } from '../modules/access/keys.helpers.js';
 
 /** Every keyed operation of the OpenAPI document: method, a concrete URL, and its declared scope. */
 export function keyedOperations(doc: any): Array<{ method: string; path: string; url: string; scope: string | undefined }> {

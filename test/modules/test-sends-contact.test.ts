@@ -8,7 +8,7 @@ import { simpleParser } from 'mailparser';
 import { drainQueue, type Client } from '../helpers.js';
 import { automationWith } from './automations-delivery.helpers.js';
 import { schedulesOf } from './automations.helpers.js';
-import { keyClient, keyRefused } from './keys/keys.helpers.js';
+import { keyClient, keyRefused } from './access/keys.helpers.js';
 import { createSend, group, sendForm, setupSends, typeWith, verifiedSender, type SendsContext } from './single-sends.helpers.js';
 
 const SENT = { status: 'success', message: 'Sent Successfully' };

@@ -8,6 +8,7 @@ import { SKIP_TEXTS } from '../../src/suppression/suppression.reads.js';
 import { createSend, group, messagesOf, sendForm, setupSends, verifiedSender, type SendsContext } from '../modules/single-sends.helpers.js';
 import { systemMail } from '../queue/queue.helpers.js';
 import { DAY, seedMessage, type SeededMessage } from '../modules/segments/engagement.helpers.js';
+import { keyClient } from '../modules/access/keys.helpers.js';
 
 /** `n` delivered campaign messages to `email`, the first `firstAgo` before now, the others a day apart after it. */
 async function history(t: SendsContext, userId: number, email: string, n: number, firstAgo: number, extra: Partial<SeededMessage> = {}) {
@@ -86,6 +87,13 @@ describe('the sunset policy', () => {
     assert.deepEqual((await preview({ sunset_days: 195 })).sample, ['machine@example.com']);
     assert.deepEqual(await t.b.get('/account/sunset-preview').then((r) => r.body.message), { count: 1, sample: ['ghost@example.com'] });
     assert.deepEqual(await listed(), ['hard@example.com hard_bounce']);
+  });
+
+  it('shows the addresses only to a caller who may read contacts', async () => {
+    const settingsOnly = await keyClient(t.a, ['settings.read']);
+    assert.deepEqual((await settingsOnly.get('/account/sunset-preview')).body.message, { count: 2, sample: [] });
+    const contactsToo = await keyClient(t.a, ['settings.read', 'contacts.read']);
+    assert.deepEqual((await contactsToo.get('/account/sunset-preview')).body.message, await preview());
   });
 
   it('queues a send before the policy goes on: the batch check skips the inactive addresses', async () => {

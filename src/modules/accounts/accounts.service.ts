@@ -1,11 +1,11 @@
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/index.js';
-import { inviteFirstOwner } from '../users/users.service.js';
+import { inviteFirstOwner } from '../access/users.service.js';
 import { hashSecret } from '../../util/secrets.js';
 import { systemClock } from '../../util/clock.js';
-import { newKeyPair } from './accounts.keys.js';
+import { newKeyPair } from '../access/keys.pair.js';
 import { hasAnyAccount, insertAccount, updateAccountPublicKey } from './accounts.queries.js';
-import { deleteAccountKeys, insertKey } from '../keys/keys.queries.js';
+import { deleteAccountKeys, insertKey } from '../access/keys.queries.js';
 
 export interface IssuedKeys {
   user_id: number;
@@ -26,7 +26,7 @@ async function issueDefaultKey(trx: Db, userId: number, publicKey: string, secre
   await insertKey(
     trx,
     userId,
-    { name: DEFAULT_KEY_NAME, publicKey, secretHash: hashSecret(secretKey), scopes: 'full', createdBy: null },
+    { name: DEFAULT_KEY_NAME, publicKey, secretHash: hashSecret(secretKey), scopes: 'full', createdBy: null, rootPerson: null },
     now,
   );
 }

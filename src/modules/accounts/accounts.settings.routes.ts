@@ -45,11 +45,11 @@ export const accountSettingsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         description:
           'How many addresses the sunset policy would list as inactive now, and up to 20 of them, with the `sunset_days` and ' +
           '`sunset_min_messages` of the query (each missing one is the saved value), whether or not the policy is on. ' +
-          'Addresses already suppressed for another reason are not counted.',
+          'Addresses already suppressed for another reason are not counted. `sample` is empty for a caller without `contacts.read`.',
         querystring: SunsetPreviewQuery,
         response: responses(SunsetPreviewAnswer, 422),
       },
     },
-    async (req) => ok(await sunsetPreview(deps, req.userId, req.query)),
+    async (req) => ok(await sunsetPreview(deps, req.principal!, req.query)),
   );
 };

@@ -58,7 +58,10 @@ export const SettingsAnswer = Success(Type.Object({ settings: SettingsShape }), 
 export const SunsetPreviewAnswer = Success(
   Type.Object({
     count: Type.Integer({ minimum: 0, description: 'How many addresses the policy with these values would list as inactive now.' }),
-    sample: Type.Array(Type.String(), { maxItems: 20, description: 'Up to 20 of them, in address order.' }),
+    sample: Type.Array(Type.String(), {
+      maxItems: 20,
+      description: 'Up to 20 of them, in address order; empty for a caller without `contacts.read`.',
+    }),
   }),
   { description: 'What the sunset policy would suppress now, whether or not it is on.' },
 );

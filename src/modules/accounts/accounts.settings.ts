@@ -6,19 +6,14 @@
  * list, and whom the next mail goes to, follow at once.
  */
 import type { AppDeps } from '../../deps.js';
-import type { Db } from '../../db/index.js';
 import type { Principal } from '../../http/principal.js';
+import { allows } from '../../http/scopes.js';
 import { AppError } from '../../http/errors.js';
 import { isoMicros } from '../../util/time.js';
 import { previewSunset, readSunsetSettings, type SunsetSettings } from '../../suppression/sunset.rule.js';
 import { sweepSunset } from '../../suppression/sunset.sweep.js';
+import { readRequireTwoFactor } from '../access/sessions.queries.js';
 import type { Settings, SunsetPreviewInput, UpdateSettingsInput } from './accounts.settings.schema.js';
-
-/** Whether the account keeps people without two-factor authentication out. */
-export async function readRequireTwoFactor(db: Db, userId: number): Promise<number> {
-  const row = await db.selectFrom('account_settings').select('require_two_factor').where('user_id', '=', userId).executeTakeFirst();
-  return Number(row?.require_two_factor ?? 0);
-}
 
 /** The account's settings (the defaults when it never saved them). */
 export async function getSettings(deps: AppDeps, userId: number): Promise<Settings> {
@@ -55,16 +50,19 @@ export async function updateSettings(deps: AppDeps, principal: Principal, input:
 
 /**
  * What the sunset policy would list now with the query's values (each missing one is the saved
- * one), whether or not it is on: how many addresses, and up to 20 of them.
+ * one), whether or not it is on: how many addresses, and up to 20 of them, which only a caller
+ * who may read contacts sees (the route needs `settings.read` only; a key made for settings must
+ * not be a way around `contacts.read`).
  */
 export async function sunsetPreview(
   deps: AppDeps,
-  userId: number,
+  principal: Principal,
   query: SunsetPreviewInput,
 ): Promise<{ count: number; sample: string[] }> {
   const { db } = deps.database;
-  const saved = await readSunsetSettings(db, userId);
+  const saved = await readSunsetSettings(db, principal.account);
   const days = query.sunset_days ?? saved.sunset_days;
   const min = query.sunset_min_messages ?? saved.sunset_min_messages;
-  return previewSunset(db, userId, days, min, deps.clock.now());
+  const preview = await previewSunset(db, principal.account, days, min, deps.clock.now());
+  return allows(principal.grant, 'contacts.read') ? preview : { count: preview.count, sample: [] };
 }

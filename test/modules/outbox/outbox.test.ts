@@ -4,7 +4,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { drainQueue, setup, setupWithSink, type TestContext } from '../../helpers.js';
 import { senderForm } from '../senders.helpers.js';
-import { person, personRefused } from '../sessions/sessions.helpers.js';
+import { person, personRefused } from '../access/sessions.helpers.js';
 
 describe('GET /outbox: the mails written to the outbox folder', () => {
   let t: TestContext;

@@ -1,12 +1,17 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { SESSION_COOKIE, SESSION_MAX_MS } from '../../http/auth.js';
+import { fromAnotherSite } from '../../http/csrf.js';
 import { ok } from '../../http/envelope.js';
+import { AppError } from '../../http/errors.js';
 import { OkText, responses } from '../../http/schemas.js';
-import { AcceptInviteBody, ForgotBody, ResetBody } from '../users/users.schema.js';
-import { acceptInvite, forgotPassword, LINK_GONE, resetPassword, type RequestMeta } from '../users/users.service.js';
+import { AcceptInviteBody, ForgotBody, ResetBody } from './users.schema.js';
+import { acceptInvite, forgotPassword, LINK_GONE, resetPassword, type RequestMeta } from './users.service.js';
 import { publicResponses, SessionAnswer, SignInBody } from './sessions.schema.js';
 import { currentPerson, sessionAnswer, signIn, signOut, WRONG_CREDENTIALS } from './sessions.service.js';
+
+/** The 403 of a sign-in posted by a page of another site. */
+export const CROSS_SITE_SIGN_IN = 'A sign-in from another site is refused.';
 
 /** Where a request came from, for the audit log. */
 export const metaOf = (request: FastifyRequest): RequestMeta => ({
@@ -35,11 +40,22 @@ export const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'session’s CSRF token. A wrong email or password: 401 `' +
           WRONG_CREDENTIALS +
           '` (the same for both). With two-factor on and no `code`: 401 `Two-factor code required`; a wrong one: 401 ' +
-          '`Invalid two-factor code`. 10 failures for one email within 15 minutes: 429 for 15 minutes.',
+          '`Invalid two-factor code`. 10 failures for one email from one client address within 15 minutes: 429 for that email ' +
+          'from that address for 15 minutes; failures from elsewhere only slow the email to one attempt every 5 seconds (429 ' +
+          'with `Retry-After`).',
         body: SignInBody,
-        response: publicResponses(SessionAnswer, { 401: 'Wrong email or password, or a two-factor code missing or wrong.' }),
+        response: publicResponses(SessionAnswer, {
+          401: 'Wrong email or password, or a two-factor code missing or wrong.',
+          403: `Posted by a page of another site (\`Origin\` not the service's own, or \`Sec-Fetch-Site: cross-site\`): \`${CROSS_SITE_SIGN_IN}\`.`,
+        }),
       },
       config: { public: true },
+      // A page of another site must not sign the browser in (as its author, to read what the
+      // victim then types into the console): login CSRF. The cookie's SameSite does not help here,
+      // as there is no session yet.
+      onRequest: async (req) => {
+        if (fromAnotherSite(req, deps.config.publicUrl)) throw new AppError(403, CROSS_SITE_SIGN_IN);
+      },
     },
     async (req, reply) => {
       const { cookie, ...answer } = await signIn(deps, req.body, req.cookies[SESSION_COOKIE], metaOf(req));

@@ -18,6 +18,7 @@ export function sessionLookup(database: Database): SessionLookup {
       's.user_id',
       's.person_id',
       's.secret_hash',
+      's.created_at',
       's.last_seen_at',
       's.expires_at',
       'p.email',
@@ -95,33 +96,53 @@ export async function deleteEndedSessions(db: Db, now: Date, idleMs: number): Pr
   return Number(r.numDeletedRows);
 }
 
-/** The times of the latest `limit` failed sign-ins of an address, newest first. */
-export async function latestFailures(db: Db, emailKey: string, limit: number): Promise<string[]> {
+/** The times of the latest `limit` failed sign-ins of an address from one client address, newest first. */
+export async function latestFailures(db: Db, emailKey: string, ip: string, limit: number): Promise<string[]> {
   const rows = await db
     .selectFrom('sign_in_failures')
     .select('created_at')
     .where('email_key', '=', emailKey)
+    .where('ip', '=', ip)
     .orderBy('created_at', 'desc')
     .limit(limit)
     .execute();
   return rows.map((r) => r.created_at);
 }
 
-/** Records a failed sign-in of an address. */
-export async function insertFailure(db: Db, emailKey: string, now: Date): Promise<void> {
+/** How many failed sign-ins an address has had since `since`, from anywhere, and when the latest was. */
+export async function failuresSince(db: Db, emailKey: string, since: Date): Promise<{ count: number; latest: string | null }> {
+  const r = await db
+    .selectFrom('sign_in_failures')
+    .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.max('created_at').as('latest')])
+    .where('email_key', '=', emailKey)
+    .where('created_at', '>=', isoMicros(since))
+    .executeTakeFirst();
+  return { count: Number(r?.n ?? 0), latest: r?.latest ? String(r.latest) : null };
+}
+
+/** Records a failed sign-in of an address from a client address. */
+export async function insertFailure(db: Db, emailKey: string, ip: string, now: Date): Promise<void> {
   await db
     .insertInto('sign_in_failures')
-    .values({ email_key: emailKey, created_at: isoMicros(now) })
+    .values({ email_key: emailKey, ip, created_at: isoMicros(now) })
     .execute();
 }
 
-/** Forgets an address's failures (it signed in, or its password was reset). */
-export async function clearFailures(db: Db, emailKey: string): Promise<void> {
-  await db.deleteFrom('sign_in_failures').where('email_key', '=', emailKey).execute();
+/** Forgets an address's failures: from one client address (it signed in there), or from all (null: its password was reset). */
+export async function clearFailures(db: Db, emailKey: string, ip: string | null): Promise<void> {
+  let q = db.deleteFrom('sign_in_failures').where('email_key', '=', emailKey);
+  if (ip !== null) q = q.where('ip', '=', ip);
+  await q.execute();
 }
 
 /** Deletes failures older than `before` (they count for nothing any more). */
 export async function deleteFailuresBefore(db: Db, before: Date): Promise<number> {
   const r = await db.deleteFrom('sign_in_failures').where('created_at', '<', isoMicros(before)).executeTakeFirst();
   return Number(r.numDeletedRows);
+}
+
+/** Whether the account keeps people without two-factor authentication out. */
+export async function readRequireTwoFactor(db: Db, userId: number): Promise<number> {
+  const row = await db.selectFrom('account_settings').select('require_two_factor').where('user_id', '=', userId).executeTakeFirst();
+  return Number(row?.require_two_factor ?? 0);
 }

@@ -2,7 +2,8 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { TestClock } from '../../../src/util/clock.js';
 import { drainQueue, make, setup, type TestContext } from '../../helpers.js';
-import { keyClient, keyRefused } from '../keys/keys.helpers.js';
+import { keyClient, keyRefused } from './keys.helpers.js';
+import { person } from './sessions.helpers.js';
 
 const DAY = 86_400_000;
 
@@ -70,6 +71,17 @@ describe('the audit log', () => {
     assert.equal(refused.status, 403);
     assert.deepEqual(refused.actor.name, 'Narrow');
     assert.equal(refused.action, 'POST /segment/create');
+  });
+
+  it('writes a request by session refused for its CSRF token', async () => {
+    const p = await person(t, 'editor');
+    const r = await p.request('POST', '/contacts-type/add', { form: { name: 'Forged' }, headers: { 'x-csrf-token': 'forged' } });
+    assert.deepEqual(r.body, { status: 'failed', errors: 'Invalid CSRF token' });
+    const [refused] = await entries(t);
+    assert.deepEqual(
+      [refused.actor, refused.action, refused.status],
+      [{ type: 'user', id: p.personId, name: p.email }, 'POST /contacts-type/add', 403],
+    );
   });
 
   it('shows only the account’s own entries, and only to a caller with the audit scope', async () => {

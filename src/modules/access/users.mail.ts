@@ -43,13 +43,17 @@ function mail(
   to: string,
   subject: string,
   lines: string[],
-  link: string,
-  action: string,
+  link?: { url: string; action: string },
 ): MailMessage {
-  const text = [...lines, '', link].join('\n');
-  const html = lines.map((l) => `<p>${escapeHtml(l)}</p>`).join('') + `<p><a href="${escapeHtml(link)}">${escapeHtml(action)}</a></p>`;
+  const text = (link ? [...lines, '', link.url] : lines).join('\n');
+  const html =
+    lines.map((l) => `<p>${escapeHtml(l)}</p>`).join('') +
+    (link ? `<p><a href="${escapeHtml(link.url)}">${escapeHtml(link.action)}</a></p>` : '');
   return { from: systemFrom(config), to, subject, text, html };
 }
+
+const invitedAs = (accountName: string, role: string) =>
+  `You are invited to the account "${accountName}" as ${role === 'admin' ? 'an' : 'a'} ${role}.`;
 
 /** The invitation: where to set a name and a password, valid 7 days, once. */
 export function invitationMail(
@@ -63,13 +67,27 @@ export function invitationMail(
     config,
     to,
     `You are invited to ${accountName}`,
-    [
-      `You are invited to the account "${accountName}" as ${role === 'admin' ? 'an' : 'a'} ${role}.`,
-      'Open this link to set your name and password. It works once, for 7 days.',
-    ],
-    link,
-    'Accept the invitation',
+    [invitedAs(accountName, role), 'Open this link to set your name and password. It works once, for 7 days.'],
+    { url: link, action: 'Accept the invitation' },
   );
+}
+
+/**
+ * The invitation to an address that already belongs to a person of another account: no link (an
+ * address belongs to one person), but what happened, so the person can ask for another address to
+ * be invited. Its subject is an invitation's, as the inviter was answered as for any address.
+ */
+export function invitationElsewhereMail(
+  config: Pick<Config, 'dkim' | 'publicUrl'>,
+  to: string,
+  accountName: string,
+  role: string,
+): MailMessage {
+  return mail(config, to, `You are invited to ${accountName}`, [
+    invitedAs(accountName, role),
+    'This address already belongs to a person of another account of this service, and an address can belong to one person only, so it cannot accept this invitation.',
+    `To join "${accountName}", ask whoever invited you to invite another address of yours. Your own account is unchanged.`,
+  ]);
 }
 
 /** The reset link, valid 1 hour, once. */
@@ -82,7 +100,6 @@ export function resetMail(config: Pick<Config, 'dkim' | 'publicUrl'>, to: string
       'Someone asked to reset the password of this address. Open this link to choose a new one. It works once, for 1 hour.',
       'If it was not you, ignore this mail: your password stays as it is.',
     ],
-    link,
-    'Choose a new password',
+    { url: link, action: 'Choose a new password' },
   );
 }

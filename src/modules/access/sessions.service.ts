@@ -8,50 +8,31 @@ import { joinToken, newSecret, splitToken } from '../../http/secret-tokens.js';
 import type { ScheduledTask } from '../../jobs/scheduler.lane.js';
 import { hashSecret, sameHash } from '../../util/secrets.js';
 import { isoMicros } from '../../util/time.js';
-import { readRequireTwoFactor } from '../accounts/accounts.settings.js';
-import { insertAuditEntry } from '../audit/audit.queries.js';
-import { emailKey, personByEmail, personById, updatePerson } from '../users/users.queries.js';
-import { toUser, type PersonRow, type User } from '../users/users.schema.js';
-import { personActor, type RequestMeta } from '../users/users.service.js';
-import { verifyPassword } from './passwords.js';
-import { checkSecondFactor } from './two-factor.js';
+import { insertAuditEntry } from './audit.queries.js';
+import { emailKey, personByEmail, personById, updatePerson } from './users.queries.js';
+import { toUser, type PersonRow, type User } from './users.schema.js';
+import { personActor, type RequestMeta } from './users.service.js';
+import { checkForClient, verifyPassword } from './sessions.passwords.js';
+import { countFailure, FAILURE_WINDOW_MS, refuseWhileHeldBack } from './sessions.throttle.js';
+import { checkSecondFactor } from './sessions.two-factor.js';
 import {
   clearFailures,
   deleteEndedSessions,
   deleteFailuresBefore,
   endSession,
   findSession,
-  insertFailure,
   insertSession,
-  latestFailures,
+  readRequireTwoFactor,
 } from './sessions.queries.js';
 
 export const WRONG_CREDENTIALS = 'Invalid email or password';
-
-/** Failed sign-ins of one address that lock it… */
-const MAX_FAILURES = 10;
-/** …when they fall within this window, for this long after the last of them. */
-const FAILURE_WINDOW_MS = 15 * 60 * 1000;
 
 /** A session begun: the cookie's value, and what the answer shows. */
 export interface SignedIn extends SessionInfo {
   cookie: string;
 }
 
-/**
- * When the address may try again: 10 failures within 15 minutes lock it for 15 minutes after the
- * tenth (failures are not counted while it is locked). Null when it is not locked.
- */
-async function lockedUntil(deps: AppDeps, key: string, now: Date): Promise<Date | null> {
-  const times = await latestFailures(deps.database.db, key, MAX_FAILURES);
-  if (times.length < MAX_FAILURES) return null;
-  const newest = Date.parse(times[0]);
-  if (newest - Date.parse(times[MAX_FAILURES - 1]) > FAILURE_WINDOW_MS) return null;
-  const until = newest + FAILURE_WINDOW_MS;
-  return now.getTime() < until ? new Date(until) : null;
-}
-
-/** A failed sign-in: counted for the address, and written to the person's audit log when there is one. */
+/** A failed sign-in: counted for the address and client address, and written to the person's audit log when there is one. */
 async function failed(
   deps: AppDeps,
   key: string,
@@ -60,7 +41,7 @@ async function failed(
   meta: RequestMeta,
   now: Date,
 ): Promise<never> {
-  await insertFailure(deps.database.db, key, now);
+  await countFailure(deps.database.db, key, meta.ip ?? '', now);
   if (person)
     await insertAuditEntry(deps.database.db, {
       userId: person.user_id,
@@ -101,8 +82,8 @@ export async function sessionAnswer(deps: AppDeps, person: PersonRow, cookie: st
 /**
  * Signs a person in by address and password: a new session (a new id whatever cookie came with
  * the request, whose session, if any, ends), its cookie value and CSRF token. A wrong address and a
- * wrong password get the same answer, after the same work (the hash runs for unknown addresses
- * too). 10 failures for one address within 15 minutes: 429 for that address for 15 minutes.
+ * wrong password get the same answer, after the same time (an unknown address waits as long as a
+ * hash takes). Failures hold the address back as `sessions.throttle.ts` says.
  */
 export async function signIn(
   deps: AppDeps,
@@ -112,18 +93,12 @@ export async function signIn(
 ): Promise<SignedIn> {
   const now = deps.clock.now();
   const key = emailKey(input.email);
-  const until = await lockedUntil(deps, key, now);
-  if (until) {
-    const seconds = Math.ceil((until.getTime() - now.getTime()) / 1000);
-    throw new AppError(429, `Too many failed sign-ins for this email: retry in ${Math.ceil(seconds / 60)} minutes.`, {
-      'Retry-After': String(seconds),
-    });
-  }
+  await refuseWhileHeldBack(deps.database.db, key, meta.ip ?? '', now);
   const person = await personByEmail(deps.database.db, input.email);
   const usable = person && person.password_hash !== null ? person : undefined;
   const account =
     usable && (await deps.database.db.selectFrom('accounts').select('disabled').where('id', '=', usable.user_id).executeTakeFirst());
-  const match = await verifyPassword(input.password, usable?.password_hash ?? null);
+  const match = await checkForClient(meta.ip, () => verifyPassword(input.password, usable?.password_hash ?? null));
   if (!usable || !match || !account || account.disabled) return failed(deps, key, usable, WRONG_CREDENTIALS, meta, now);
   if (usable.two_factor_secret) {
     if (!input.code) throw new AppError(401, 'Two-factor code required');
@@ -141,7 +116,7 @@ export async function signIn(
     }
     const id = await insertSession(trx, usable.user_id, usable.id, hashSecret(secret), now, new Date(now.getTime() + SESSION_MAX_MS));
     await updatePerson(trx, usable.id, { last_sign_in_at: isoMicros(now) }, now);
-    await clearFailures(trx, key);
+    await clearFailures(trx, key, meta.ip ?? '');
     await insertAuditEntry(trx, {
       userId: usable.user_id,
       actor: personActor(usable),

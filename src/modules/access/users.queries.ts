@@ -5,6 +5,23 @@ import type { PersonRow } from './users.schema.js';
 /** The key an address is found by: trimmed, lower case. */
 export const emailKey = (email: string) => email.trim().toLowerCase();
 
+/**
+ * The key of an invitation to the account `userId` for an address that belongs to a person of
+ * another account: an address belongs to one person, so this one is held under a key no address
+ * has (it contains spaces), which no sign-in, reset or invitation ever finds.
+ */
+export const heldKey = (userId: number, email: string) => `held ${userId} ${emailKey(email)}`;
+
+/** The person of the account `userId` with this address (invited to it while the address belonged to another account's person, too). */
+export function personOfAccount(db: Db, userId: number, email: string): Promise<PersonRow | undefined> {
+  return db
+    .selectFrom('people')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .where('email_key', 'in', [emailKey(email), heldKey(userId, email)])
+    .executeTakeFirst();
+}
+
 /** The person with this address, in any account. */
 export function personByEmail(db: Db, email: string): Promise<PersonRow | undefined> {
   return db.selectFrom('people').selectAll().where('email_key', '=', emailKey(email)).executeTakeFirst();
@@ -54,12 +71,12 @@ export async function countOwners(db: Db, userId: number): Promise<number> {
   return Number(r?.n ?? 0);
 }
 
-/** Inserts an invited person (no password yet); returns their id. */
-export async function insertPerson(db: Db, userId: number, email: string, role: string, now: Date): Promise<number> {
+/** Inserts an invited person (no password yet), under `key` (the address's own by default); returns their id. */
+export async function insertPerson(db: Db, userId: number, email: string, role: string, now: Date, key = emailKey(email)): Promise<number> {
   const at = isoMicros(now);
   const row = await db
     .insertInto('people')
-    .values({ user_id: userId, email: email.trim(), email_key: emailKey(email), role, created_at: at, updated_at: at })
+    .values({ user_id: userId, email: email.trim(), email_key: key, role, created_at: at, updated_at: at })
     .returning('id')
     .executeTakeFirstOrThrow();
   return row.id;

@@ -5,7 +5,9 @@ import { OkCreated, OkText, responses, toId } from '../../http/schemas.js';
 import { InviteBody, ListUsersQuery, UpdateUserBody, UserIdQuery, UserList } from './users.schema.js';
 import { deleteUser, inviteUser, LAST_OWNER, listUsers, ONLY_OWNERS, updateUserRole } from './users.service.js';
 
-const OWNER_RULES = `Only an owner (or a \`full\` key) can make or remove an owner (403 \`${ONLY_OWNERS}\`); an account keeps at least one owner (409 \`${LAST_OWNER}\`).`;
+const OWNER_RULES =
+  `Only an owner (or a \`full\` key) can make or remove an owner (403 \`${ONLY_OWNERS}\`); an account keeps at least one owner (409 \`${LAST_OWNER}\`). ` +
+  'Giving a role needs every scope of that role (403 naming the first one the caller lacks).';
 
 /** `/users…`: the people of the account and their roles. */
 export const userRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -27,7 +29,8 @@ export const userRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Invite a person',
         description:
           'Mails a link `{PUBLIC_URL}/app/invite/<token>`, valid 7 days and once, where the person sets a name and a password ' +
-          '(`POST /session/accept-invite`). An address belongs to one person. ' +
+          "(`POST /session/accept-invite`). An address belongs to one person: an address of another account's person is answered " +
+          'as a fresh one, and mailed, without a link, what happened; an address this account has already: 422. ' +
           OWNER_RULES,
         body: InviteBody,
         response: responses(OkCreated, 422),

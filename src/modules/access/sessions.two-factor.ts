@@ -11,7 +11,7 @@ import type { Db } from '../../db/index.js';
 import { seal, unseal } from '../../util/seal.js';
 import { hashSecret } from '../../util/secrets.js';
 import { isoMicros } from '../../util/time.js';
-import type { PersonRow } from '../users/users.schema.js';
+import type { PersonRow } from './users.schema.js';
 
 const SEAL_PURPOSE = 'totp-secret';
 const PERIOD = 30;

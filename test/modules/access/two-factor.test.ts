@@ -69,6 +69,22 @@ describe('two-factor authentication', () => {
     for (const c of codes) assert.ok(!codesRows.includes(c) && !codesRows.includes(c.replace(/-/g, '')));
   });
 
+  it('turns on only within 10 minutes of signing in, so a session stolen later cannot lock the person out', async () => {
+    const p = await person(t, 'editor');
+    clock.advance(10 * 60_000 + 1_000);
+    const { secret } = (await p.post('/me/2fa/setup')).body.message;
+    const late = await p.post('/me/2fa/enable', { code: code(secret, clock.now().getTime()) });
+    assert.equal(late.status, 403);
+    assert.deepEqual(late.body, {
+      status: 'failed',
+      errors: 'Sign in again to turn on two-factor authentication: it needs a sign-in within the last 10 minutes.',
+    });
+    assert.equal((await p.get('/session')).body.message.user.two_factor, 0);
+    const again = await signIn(t, p.email);
+    clock.advance(30_000);
+    assert.equal((await again.post('/me/2fa/enable', { code: code(secret, clock.now().getTime()) })).status, 200);
+  });
+
   it('asks for the code at sign-in, accepts each code once, and refuses a wrong one', async () => {
     const { p, secret } = await withTwoFactor();
     assert.deepEqual((await t.anon.request('POST', '/session/sign-in', { json: { email: p.email, password: PASSWORD } })).body, REQUIRED);
@@ -132,6 +148,22 @@ describe('two-factor authentication', () => {
       (await t.database.db.selectFrom('recovery_codes').selectAll().execute()).filter((r) => r.person_id === p.personId).length,
       0,
     );
+  });
+
+  it('counts wrong passwords and codes on /me/2fa/disable as failed sign-ins, under the same lock', async () => {
+    const { p, secret } = await withTwoFactor();
+    for (let i = 0; i < 10; i++) {
+      clock.advance(1_000);
+      const wrong = i % 2 ? { password: PASSWORD, code: '000000' } : { password: 'not my password', code: '000000' };
+      assert.equal((await p.post('/me/2fa/disable', wrong)).status, 422);
+    }
+    clock.advance(30_000);
+    const locked = await p.post('/me/2fa/disable', { password: PASSWORD, code: code(secret, clock.now().getTime()) });
+    assert.equal(locked.status, 429);
+    assert.equal(locked.body.errors, 'Too many failed sign-ins for this email: retry in 15 minutes.');
+    assert.equal((await p.get('/session')).body.message.user.two_factor, 1);
+    clock.advance(15 * 60_000);
+    assert.equal((await p.post('/me/2fa/disable', { password: PASSWORD, code: code(secret, clock.now().getTime()) })).status, 200);
   });
 
   it('changes the password with the current one, ending the other sessions', async () => {

@@ -1,4 +1,4 @@
-import { sql, type CompiledQuery } from 'kysely';
+import type { CompiledQuery } from 'kysely';
 import type { Database, Db } from '../../db/index.js';
 import type { KeyLookup, KeyRecord } from '../../http/auth.js';
 import type { Actor } from '../../http/principal.js';
@@ -14,9 +14,7 @@ export function keyLookup(database: Database): KeyLookup {
   const query = database.db
     .selectFrom('api_keys as k')
     .innerJoin('accounts as a', 'a.id', 'k.user_id')
-    .leftJoin('people as p', (j) =>
-      j.onRef('p.id', '=', 'k.created_by_id').onRef('p.user_id', '=', 'k.user_id').on('k.created_by_type', '=', sql.lit('user')),
-    )
+    .leftJoin('people as p', (j) => j.onRef('p.id', '=', 'k.root_person_id').onRef('p.user_id', '=', 'k.user_id'))
     .select([
       'k.id',
       'k.user_id',
@@ -25,8 +23,8 @@ export function keyLookup(database: Database): KeyLookup {
       'k.scopes',
       'k.last_used_at',
       'a.disabled',
-      'k.created_by_type',
-      'p.role as creator_role',
+      'k.root_person_id',
+      'p.role as root_role',
     ])
     .where('k.public_key', '=', '')
     .compile() as CompiledQuery<KeyRecord>;
@@ -52,6 +50,8 @@ export interface NewKey {
   secretHash: string;
   scopes: string;
   createdBy: Actor | null;
+  /** The person at the start of the maker's chain (the maker's own `rootPerson`); null for the command line. */
+  rootPerson: number | null;
 }
 
 /** Inserts a key of the account; returns its id. */
@@ -68,6 +68,7 @@ export async function insertKey(db: Db, userId: number, key: NewKey, now: Date):
       created_by_type: key.createdBy?.type ?? null,
       created_by_id: key.createdBy?.id ?? null,
       created_by_name: key.createdBy?.name ?? null,
+      root_person_id: key.rootPerson,
       created_at: at,
       updated_at: at,
     })

@@ -2,7 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { Selectable } from 'kysely';
 import type { AuditLogTable } from '../../db/types.js';
 import { Enum, Int, ListOf, MAX_ID, Nullable, Paging, Timestamp } from '../../http/schemas.js';
-import { ActorShape } from '../keys/keys.schema.js';
+import { ActorShape } from './keys.schema.js';
 
 export type AuditRow = Selectable<AuditLogTable>;
 

@@ -3,7 +3,7 @@ import type { Selectable } from 'kysely';
 import type { PersonTable } from '../../db/types.js';
 import { Email, Enum, Id, ListOf, Nullable, PagingQuery, QueryIds, Timestamp } from '../../http/schemas.js';
 import { ROLES } from '../../http/scopes.js';
-import { MAX_PASSWORD, MIN_PASSWORD } from '../sessions/passwords.js';
+import { MAX_PASSWORD, MIN_PASSWORD } from './sessions.passwords.js';
 
 export type PersonRow = Selectable<PersonTable>;
 

@@ -1,7 +1,7 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import { Email, responses, Success } from '../../http/schemas.js';
-import { UserShape } from '../users/users.schema.js';
-import { MAX_PASSWORD } from './passwords.js';
+import { UserShape } from './users.schema.js';
+import { MAX_PASSWORD } from './sessions.passwords.js';
 
 /** `POST /session/sign-in`. */
 export const SignInBody = Type.Object({

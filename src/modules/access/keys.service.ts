@@ -4,7 +4,7 @@ import { NotFound, Rnf, ValidationError } from '../../http/errors.js';
 import type { ListSource } from '../../http/list.js';
 import { covers, grantOf, knownScope, type Grant, type Scope } from '../../http/scopes.js';
 import { hashSecret } from '../../util/secrets.js';
-import { newKeyPair } from '../accounts/accounts.keys.js';
+import { newKeyPair } from './keys.pair.js';
 import { countKeys, deleteKeyRow, findKey, insertKey, keysBefore, keysPage, updateKeyRow } from './keys.queries.js';
 import { toKey, type KeyRow } from './keys.schema.js';
 
@@ -54,7 +54,7 @@ export async function createKey(
   const id = await insertKey(
     deps.database.db,
     principal.account,
-    { name, publicKey, secretHash: hashSecret(secretKey), scopes: stored, createdBy: principal.actor },
+    { name, publicKey, secretHash: hashSecret(secretKey), scopes: stored, createdBy: principal.actor, rootPerson: principal.rootPerson },
     deps.clock.now(),
   );
   return { id, public_key: publicKey, secret_key: secretKey };

@@ -2,16 +2,16 @@ import type { Config } from '../../config.js';
 import type { AppDeps } from '../../deps.js';
 import type { Db } from '../../db/index.js';
 import { isUniqueViolation } from '../../db/dialect.js';
-import type { Actor, Principal } from '../../http/principal.js';
+import { notAllowed, type Actor, type Principal } from '../../http/principal.js';
 import { AppError, Conflict, NotFound, Rnf, ValidationError } from '../../http/errors.js';
 import type { ListSource } from '../../http/list.js';
-import type { Role } from '../../http/scopes.js';
+import { covers, ROLE_GRANTS, SCOPES, type Role } from '../../http/scopes.js';
 import { joinToken, newSecret, splitToken } from '../../http/secret-tokens.js';
 import { hashSecret, sameHash } from '../../util/secrets.js';
-import { insertAuditEntry } from '../audit/audit.queries.js';
-import { hashPassword } from '../sessions/passwords.js';
-import { clearFailures, endPersonSessions } from '../sessions/sessions.queries.js';
-import { enqueueAccessMail, invitationMail, resetMail } from './users.mail.js';
+import { insertAuditEntry } from './audit.queries.js';
+import { checkForClient, hashPassword } from './sessions.passwords.js';
+import { clearFailures, endPersonSessions } from './sessions.queries.js';
+import { enqueueAccessMail, invitationElsewhereMail, invitationMail, resetMail } from './users.mail.js';
 import {
   countOwners,
   countPeople,
@@ -19,6 +19,7 @@ import {
   deletePerson,
   findPerson,
   findToken,
+  heldKey,
   insertPerson,
   insertToken,
   lockAccount,
@@ -26,6 +27,7 @@ import {
   peoplePage,
   personByEmail,
   personById,
+  personOfAccount,
   updatePerson,
   useToken,
   type TokenPurpose,
@@ -81,12 +83,24 @@ function checkOwnerPower(principal: Principal, role: string, newRole?: string): 
   if ((role === 'owner' || newRole === 'owner') && !principal.grant.full) throw new AppError(403, ONLY_OWNERS);
 }
 
+/**
+ * Giving someone a role needs every scope of it, as giving a key a scope does: a key with only
+ * `users.write` must not make an admin, who holds every scope. 403 naming the first scope missing.
+ */
+function checkRoleGrant(principal: Principal, role: Role): void {
+  const grant = ROLE_GRANTS[role];
+  if (covers(principal.grant, grant)) return;
+  throw notAllowed(principal.actor, SCOPES.find((s) => grant.scopes.has(s) && !principal.grant.scopes.has(s)) ?? 'grant full scopes');
+}
+
 /** Refuses to leave the account without an owner who has accepted (people only: keys do not count). */
 async function keepOneOwner(trx: Db, person: PersonRow, newRole: string | null): Promise<void> {
   if (person.role !== 'owner' || person.password_hash === null || newRole === 'owner') return;
   await lockAccount(trx, person.user_id);
   if ((await countOwners(trx, person.user_id)) <= 1) throw new Conflict(LAST_OWNER);
 }
+
+const TAKEN = () => new ValidationError({ email: ['The email has already been taken.'] });
 
 /** Makes an invited person (no password yet) with an invitation link; returns the person and link. */
 async function invite(
@@ -97,12 +111,12 @@ async function invite(
   role: Role,
   now: Date,
 ): Promise<{ id: number; link: string }> {
-  if (await personByEmail(trx, email)) throw new ValidationError({ email: ['The email has already been taken.'] });
+  if (await personByEmail(trx, email)) throw TAKEN();
   let id: number;
   try {
     id = await insertPerson(trx, userId, email, role, now);
   } catch (err) {
-    if (isUniqueViolation(err)) throw new ValidationError({ email: ['The email has already been taken.'] });
+    if (isUniqueViolation(err)) throw TAKEN();
     throw err;
   }
   const person = (await personById(trx, id))!;
@@ -111,21 +125,27 @@ async function invite(
 
 /**
  * Invites a person to the caller's account: mails a link, valid 7 days and once, where they set a
- * name and a password. An address belongs to one person of one account.
+ * name and a password. An address belongs to one person of one account: inviting an address of
+ * another account's person answers as for a fresh address (the caller must not learn who uses the
+ * service), lists the invitation as any other, and mails the address, without a link, what
+ * happened. Inviting an address the account already has: 422.
  */
 export async function inviteUser(deps: AppDeps, principal: Principal, input: { email: string; role: Role }): Promise<number> {
   checkOwnerPower(principal, input.role);
+  checkRoleGrant(principal, input.role);
   const now = deps.clock.now();
+  const to = input.email.trim();
   return deps.database.db.transaction().execute(async (trx) => {
-    const { id, link } = await invite(trx, deps.config, principal.account, input.email, input.role, now);
+    if (await personOfAccount(trx, principal.account, to)) throw TAKEN();
     const account = await trx.selectFrom('accounts').select('name').where('id', '=', principal.account).executeTakeFirstOrThrow();
-    await enqueueAccessMail(
-      trx,
-      deps.config,
-      principal.account,
-      invitationMail(deps.config, input.email.trim(), account.name, input.role, link),
-      now,
-    );
+    const elsewhere = await personByEmail(trx, to);
+    if (elsewhere) {
+      const id = await insertPerson(trx, principal.account, to, input.role, now, heldKey(principal.account, to));
+      await enqueueAccessMail(trx, deps.config, principal.account, invitationElsewhereMail(deps.config, to, account.name, input.role), now);
+      return id;
+    }
+    const { id, link } = await invite(trx, deps.config, principal.account, to, input.role, now);
+    await enqueueAccessMail(trx, deps.config, principal.account, invitationMail(deps.config, to, account.name, input.role, link), now);
     return id;
   });
 }
@@ -147,6 +167,7 @@ export async function updateUserRole(deps: AppDeps, principal: Principal, input:
     const person = await findPerson(trx, principal.account, input.id);
     if (!person) throw new NotFound(Rnf);
     checkOwnerPower(principal, person.role, input.role);
+    checkRoleGrant(principal, input.role);
     await keepOneOwner(trx, person, input.role);
     await updatePerson(trx, person.id, { role: input.role }, deps.clock.now());
   });
@@ -186,7 +207,7 @@ export async function acceptInvite(
 ): Promise<void> {
   const name = input.name.trim();
   if (!name) throw new ValidationError({ name: ['The name field is required.'] });
-  const hash = await hashPassword(input.password);
+  const hash = await checkForClient(meta.ip, () => hashPassword(input.password));
   const now = deps.clock.now();
   await deps.database.db.transaction().execute(async (trx) => {
     const person = await redeem(trx, 'invite', input.token, now);
@@ -227,13 +248,13 @@ export async function forgotPassword(deps: AppDeps, email: string): Promise<void
 
 /** Sets a new password through a reset link; every session of the person ends. */
 export async function resetPassword(deps: AppDeps, input: { token: string; password: string }, meta: RequestMeta): Promise<void> {
-  const hash = await hashPassword(input.password);
+  const hash = await checkForClient(meta.ip, () => hashPassword(input.password));
   const now = deps.clock.now();
   await deps.database.db.transaction().execute(async (trx) => {
     const person = await redeem(trx, 'reset', input.token, now);
     await updatePerson(trx, person.id, { password_hash: hash }, now);
     await endPersonSessions(trx, person.id, null);
-    await clearFailures(trx, person.email_key);
+    await clearFailures(trx, person.email_key, null);
     await insertAuditEntry(trx, {
       userId: person.user_id,
       actor: personActor(person),

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { unseal } from '../../../src/util/seal.js';
-import { Client, type Response, type TestContext } from '../../helpers.js';
+import { checkAgainstDocument, Client, type Response, type TestContext } from '../../helpers.js';
 
 /** A password long enough for the rules. */
 export const PASSWORD = 'correct horse battery staple';
@@ -70,3 +70,22 @@ export async function person(t: TestContext, role: string, inviter: Client = t.a
 
 /** The 403 of a person without `scope`. */
 export const personRefused = (scope: string) => ({ status: 'failed', errors: `You are not allowed to ${scope}.` });
+
+/** A JSON POST from the client address `ip` (with `headers`), checked against the document as every request of the suite is. */
+export async function postFrom(
+  t: Pick<TestContext, 'app'>,
+  ip: string,
+  path: string,
+  json: object,
+  headers: Record<string, string> = {},
+): Promise<Response> {
+  const res = await t.app.inject({
+    method: 'POST',
+    url: path,
+    payload: JSON.stringify(json),
+    headers: { 'content-type': 'application/json', ...headers },
+    remoteAddress: ip,
+  });
+  checkAgainstDocument(t.app, 'POST', path, res);
+  return { status: res.statusCode, headers: res.headers, body: res.json(), text: res.body };
+}

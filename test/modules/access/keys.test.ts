@@ -5,12 +5,13 @@ import { sql } from 'kysely';
 import { buildApp } from '../../../src/app.js';
 import { loadConfig } from '../../../src/config.js';
 import * as m026 from '../../../src/db/migrations/026_keys_audit.js';
+import * as m029 from '../../../src/db/migrations/029_access_chains.js';
 import { hashSecret } from '../../../src/util/secrets.js';
 import { rotateAccountKeys } from '../../../src/modules/accounts/accounts.service.js';
 import type { TestClock } from '../../../src/util/clock.js';
 import { Client, freshDatabase, setup, type TestContext } from '../../helpers.js';
 import { keyClient, keyRefused } from './keys.helpers.js';
-import { person } from '../sessions/sessions.helpers.js';
+import { person } from './sessions.helpers.js';
 
 const INVALID = { status: 'failed', errors: 'Invalid API credentials' };
 
@@ -202,6 +203,7 @@ describe('the key pair of an account made before keys had names', () => {
     const { database, drop } = await freshDatabase();
     try {
       const db = database.db;
+      await m029.down(db);
       await m026.down(db);
       const now = '2026-01-01T00:00:00.000000Z';
       const secret = 'sk_' + 'a'.repeat(43);
@@ -209,6 +211,7 @@ describe('the key pair of an account made before keys had names', () => {
         db,
       );
       await m026.up(db);
+      await m029.up(db);
       const keys = await db.selectFrom('api_keys').selectAll().execute();
       assert.equal(keys.length, 1);
       assert.equal(keys[0].name, 'Default');
