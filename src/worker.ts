@@ -22,7 +22,7 @@ async function main(): Promise<void> {
     );
   }
   const database = createDb(config.databaseUrl, { server: true });
-  await migrateToLatest(database.db);
+  await migrateToLatest(database.db, { appSecret: config.appSecret });
   const transport = createTransport(config);
   // A Fastify instance only for its logger: the same log lines as the server's.
   const log = Fastify({ logger: { level: config.logLevel } }).log;

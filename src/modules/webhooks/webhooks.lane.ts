@@ -3,6 +3,7 @@ import { Webhook } from 'standardwebhooks';
 import type { AppDeps } from '../../deps.js';
 import { WEBHOOK_CHANNEL } from '../../events/outbox.js';
 import type { Lane, WorkContext } from '../../jobs/runner.js';
+import { unseal, WEBHOOK_SECRET } from '../../util/seal.js';
 import { endpointsDisabled } from './webhooks.mail.js';
 import { createPoster } from './webhooks.post.js';
 import {
@@ -33,6 +34,9 @@ export interface WebhookLaneOptions {
   /** Time limit of one attempt (default 10 s). */
   timeoutMs?: number;
 }
+
+/** The failure of a delivery whose endpoint's sealed secret does not open (APP_SECRET changed): rotating the secret mends it. */
+const UNOPENED_SECRET = "the endpoint's signing secret does not open with this APP_SECRET: rotate the secret";
 
 const metricsByRegistry = new WeakMap<Registry, Counter<'outcome'>>();
 
@@ -114,10 +118,14 @@ export function webhookLane(deps: AppDeps, owner: string, opts: WebhookLaneOptio
       }
     }));
 
-  /** Signs and posts one delivery, and buffers its outcome. */
-  const attempt = async (d: ClaimedDelivery, signer: Webhook, ctx: WorkContext): Promise<void> => {
+  /** Signs and posts one delivery, and buffers its outcome; without a signer (its secret does not open) it fails. */
+  const attempt = async (d: ClaimedDelivery, signer: Webhook | null, ctx: WorkContext): Promise<void> => {
     if (ctx.stopping()) return;
     ctx.handedOver(d.id);
+    if (!signer) {
+      outcomes.push({ delivery: d, statusCode: null, error: UNOPENED_SECRET, durationMs: 0 });
+      return;
+    }
     const at = clock.now();
     const headers = {
       'user-agent': 'Campaign-API-Webhooks',
@@ -146,7 +154,8 @@ export function webhookLane(deps: AppDeps, owner: string, opts: WebhookLaneOptio
       for (const r of rows) byEndpoint.set(r.endpoint_id, [...(byEndpoint.get(r.endpoint_id) ?? []), r]);
       await Promise.all(
         [...byEndpoint.values()].map((group) => {
-          const signer = new Webhook(group[0].secret);
+          const secret = unseal(deps.config.appSecret, WEBHOOK_SECRET, group[0].secret);
+          const signer = secret === null ? null : new Webhook(secret);
           const lane = slots(perEndpoint);
           return Promise.all(group.map((d) => lane(() => overall(() => attempt(d, signer, ctx)))));
         }),

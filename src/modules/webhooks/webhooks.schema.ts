@@ -6,6 +6,9 @@ import { Enum, Id, Int, ListMessage, Nullable, Paging, QueryIds, Success, Text, 
 
 export type WebhookEndpointRow = Selectable<WebhookEndpointTable>;
 
+/** What stands for a credential in a URL the API shows. */
+export const MASK = '***';
+
 /** An event name an endpoint can take, or `*` for every one. */
 const EventName = Enum(['*', ...EVENT_TYPES]);
 const Events = Type.Array(EventName, { minItems: 1, maxItems: EVENT_TYPES.length + 1 });
@@ -44,7 +47,12 @@ export const EndpointShape = Type.Object(
   {
     id: Type.Integer(),
     user_id: Type.Integer(),
-    url: Type.String(),
+    url: Type.String({
+      description:
+        `The URL as saved, its credentials masked with \`${MASK}\`: the user and password (\`https://${MASK}:${MASK}@host/…\`) and the ` +
+        'values of query parameters named like a secret (`token`, `key`, `secret`, `sig`, `password`, `auth`, `code`…). ' +
+        'Deliveries go to the URL as saved; sending this URL back to `/webhooks/endpoints/update` keeps it as saved.',
+    }),
     events: Type.Array(Type.String(), { description: 'The event names it takes, or `["*"]` for all.' }),
     description: Type.String(),
     enabled: Type.Integer({ minimum: 0, maximum: 1 }),
@@ -87,12 +95,44 @@ export const DeliveryList = Success(ListMessage('deliveries', AttemptShape), {
   description: "The endpoint's delivery attempts, newest first.",
 });
 
-/** The API shape of an endpoint (never its secret). */
+/** A query parameter's name that says its value is a secret, once camelCase is split: `access_token`, `apiKey`, `sig`, `hub.secret`. */
+const SECRET_NAME =
+  /(^|[^a-z])(token|secret|key|apikey|sig|signature|password|passwd|pwd|pass|auth|authorization|credentials?|code|hmac)($|[^a-z])/;
+
+/** Whether a query parameter's name says its value is a secret. */
+const isSecretName = (name: string) => SECRET_NAME.test(name.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase());
+
+/**
+ * An endpoint's URL as the API shows it: its user and password, and the values of the query
+ * parameters named like a secret, replaced by `***`; the URL as saved when it holds none.
+ */
+export function maskedUrl(url: string): string {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return url;
+  }
+  let masked = false;
+  if (u.username !== '' || u.password !== '') {
+    u.username = MASK;
+    if (u.password !== '') u.password = MASK;
+    masked = true;
+  }
+  const params = [...u.searchParams];
+  if (params.some(([name, value]) => value !== '' && isSecretName(name))) {
+    u.search = new URLSearchParams(params.map(([name, value]) => [name, value !== '' && isSecretName(name) ? MASK : value])).toString();
+    masked = true;
+  }
+  return masked ? u.toString() : url;
+}
+
+/** The API shape of an endpoint: never its secret, its URL's credentials masked (`maskedUrl`). */
 export function toEndpoint(row: WebhookEndpointRow) {
   return {
     id: row.id,
     user_id: row.user_id,
-    url: row.url,
+    url: maskedUrl(row.url),
     events: JSON.parse(row.events) as string[],
     description: row.description,
     enabled: row.enabled,
