@@ -2,6 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { Selectable } from 'kysely';
 import type { WebhookEndpointTable } from '../../db/types.js';
 import { EVENT_TYPES } from '../../events/outbox.js';
+import { Secret } from '../../http/secret-fields.js';
 import { Enum, Id, Int, ListMessage, Nullable, Paging, QueryIds, Success, Text, Timestamp } from '../../http/schemas.js';
 
 export type WebhookEndpointRow = Selectable<WebhookEndpointTable>;
@@ -13,7 +14,7 @@ export const MASK = '***';
 const EventName = Enum(['*', ...EVENT_TYPES]);
 const Events = Type.Array(EventName, { minItems: 1, maxItems: EVENT_TYPES.length + 1 });
 const Url = Type.String({ maxLength: 2048, description: 'An `http` or `https` URL whose host resolves to public addresses only.' });
-const Secret = Type.String({ description: 'The signing secret: `whsec_` and the base64 of its key (Standard Webhooks).' });
+const SigningSecret = Secret(Type.String({ description: 'The signing secret: `whsec_` and the base64 of its key (Standard Webhooks).' }));
 
 export const CreateEndpointBody = Type.Object({ url: Url, events: Events, description: Type.Optional(Text(255)) });
 export type CreateEndpointInput = Static<typeof CreateEndpointBody>;
@@ -68,10 +69,13 @@ export const EndpointShape = Type.Object(
 export const EndpointList = Success(ListMessage('endpoints', EndpointShape), {
   description: "The account's webhook endpoints, newest first.",
 });
-export const EndpointCreated = Success(Type.Object({ id: Type.Integer({ description: "The new endpoint's id." }), secret: Secret }), {
-  description: 'Created; the secret is shown here and on rotation only.',
-});
-export const SecretRotated = Success(Type.Object({ secret: Secret }), {
+export const EndpointCreated = Success(
+  Type.Object({ id: Type.Integer({ description: "The new endpoint's id." }), secret: SigningSecret }),
+  {
+    description: 'Created; the secret is shown here and on rotation only.',
+  },
+);
+export const SecretRotated = Success(Type.Object({ secret: SigningSecret }), {
   description: 'The new secret; deliveries from now on are signed with it only.',
 });
 
