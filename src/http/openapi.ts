@@ -248,6 +248,18 @@ function documentScope(s: Record<string, unknown>, scope: RouteScope | undefined
   s.response = { ...(s.response as object), 403: forbidden };
 }
 
+/**
+ * Marks a GET route whose purpose is an action (`config.action`): `x-action`, and a sentence. Every
+ * other GET route changes nothing.
+ */
+function documentAction(s: Record<string, unknown>): void {
+  s['x-action'] = true;
+  const sentence =
+    'An action, though called with GET (`x-action`): it changes state, so by session it needs the `X-CSRF-Token`, and it is ' +
+    'written to the audit log. Every other GET route changes nothing.';
+  s.description = s.description ? `${String(s.description)} ${sentence}` : sentence;
+}
+
 /** The 403 a request by session can get before its scope is looked at. */
 const SESSION_403 =
   'By session: `Invalid CSRF token` (a request that is not GET or HEAD without the session’s `X-CSRF-Token`), or, in an ' +
@@ -271,6 +283,7 @@ function documentRoute({ schema, url, route }: { schema: RouteOptions['schema'];
     s.body = documented;
     s.consumes ??= ['multipart/form-data'];
   } else if (s.body && !s.consumes) s.consumes = FORM_TYPES;
+  if (route.config?.action) documentAction(s);
   if (route.config?.public) s.security = [];
   else {
     if (route.config?.sessionOnly) documentSessionOnly(s);
