@@ -21,9 +21,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import type { AppDeps } from '../src/deps.js';
+import { MEMBERSHIP_LISTENERS } from '../src/membership-listeners.js';
 import { loadConfig } from '../src/config.js';
 import type { Transport } from '../src/delivery/transport.js';
 import { importContactsCsv } from '../src/modules/contacts/contacts.csv.service.js';
+import { refreshEngagementSegments } from '../src/modules/segments/segments.live.js';
 import { catalogueOf, segmentCandidates, syncSegmentMembership } from '../src/modules/segments/segments.membership.js';
 import type { FieldKind } from '../src/modules/segments/segments.conditions.js';
 import { findSegment } from '../src/modules/segments/segments.queries.js';
@@ -160,6 +162,7 @@ async function benchEngine(engine: Engine): Promise<void> {
       database: b.database,
       transport: nullTransport,
       clock: systemClock,
+      membershipListeners: MEMBERSHIP_LISTENERS,
       log: { info() {}, warn() {}, error() {}, debug() {}, trace() {}, fatal() {}, child: () => deps.log } as unknown as AppDeps['log'],
     } as AppDeps;
     const upload = { contactTypeId: typeId, file: { name: 'import.csv', path: csv, isFile: true } };
@@ -215,7 +218,7 @@ async function benchCreate(
       }
       // The recompute alone, once more with nothing left to change (what an import pays for each segment).
       const sync = await timed(() =>
-        b.db.transaction().execute((trx) => syncSegmentMembership(trx, userId, { contactTypeId: typeId }, new Date())),
+        b.db.transaction().execute((trx) => syncSegmentMembership(trx, deps, userId, { contactTypeId: typeId })),
       );
       await reset(b, userId);
       const without = await timed(() => importContactsCsv(deps, userId, upload));
@@ -309,14 +312,18 @@ async function benchEngagement(b: BenchDatabase, deps: AppDeps, userId: number, 
       from contacts c where ${engagedWhere(userId, typeId)} order by c.id desc`
       .execute(b.db)
       .then((r) => r.rows.length);
-  // The segment list's count of the segment, as GET /segment/list computes it (the membership recomputed first).
+  // The scheduler's recomputation of the segment (reads recompute nothing), in its own transaction.
+  const recompute = () => b.db.transaction().execute((trx) => refreshEngagementSegments(trx, deps, userId, [id], deps.clock.now()));
+  // The segment list's count of the segment, recomputed first, then read as GET /segment/list reads it.
   const serviceCount = async () => {
+    await recompute();
     const source = await listSegments(deps, userId);
     const items = await source.map(await source.batch(null, 1000));
     return items.find((x) => x.id === id)!.segment_emails_count;
   };
-  // Every member, as GET /segment/email/list streams them (recomputed first, then keyset batches of 1,000).
+  // Every member, recomputed first, then as GET /segment/email/list streams them (keyset batches of 1,000).
   const serviceList = async () => {
+    await recompute();
     const source = await listSegmentRecipients(deps, userId, String(id));
     let before: number | null = null;
     let n = 0;

@@ -17,6 +17,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { newSecret } from '../src/modules/webhooks/webhooks.service.js';
+import { seal, WEBHOOK_SECRET } from '../src/util/seal.js';
 import { isoMicros } from '../src/util/time.js';
 import { benchDatabase, seedAccount, seedContacts, type Engine } from './lib/db.js';
 import { fmt, printFigure } from './lib/measure.js';
@@ -83,7 +84,14 @@ async function benchEngine(engine: Engine, sink: BenchSink): Promise<void> {
     const at = isoMicros(new Date());
     await bench.db
       .insertInto('webhook_endpoints')
-      .values({ user_id, url: receiver.url, events: '["message.delivered"]', secret: newSecret(), created_at: at, updated_at: at })
+      .values({
+        user_id,
+        url: receiver.url,
+        events: '["message.delivered"]',
+        secret: seal(SEND_APP_SECRET, WEBHOOK_SECRET, newSecret()),
+        created_at: at,
+        updated_at: at,
+      })
       .execute();
     await sink.reset();
     const server = await startServer({ env: { ...env, BENCH_WORKER: '1', BENCH_WEBHOOKS: '1', WEBHOOKS_ALLOW_PRIVATE: '1' } });

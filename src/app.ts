@@ -5,6 +5,7 @@ import cookie from '@fastify/cookie';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppDeps, AppInput } from './deps.js';
 import { systemClock } from './util/clock.js';
+import { MEMBERSHIP_LISTENERS } from './membership-listeners.js';
 import { trustProxyOption } from './config.js';
 import { createTransport } from './delivery/transports.js';
 import { parseQuery, registerBodyParsing } from './http/body.js';
@@ -91,7 +92,14 @@ export async function buildApp(deps: AppInput): Promise<App> {
   const transport = deps.transport ?? createTransport(deps.config);
   if (!deps.transport) app.addHook('onClose', () => transport.close());
   const metrics = deps.metrics ?? createMetricsRegistry();
-  const full: AppDeps = { ...deps, transport, log: deps.log ?? app.log, metrics, clock: deps.clock ?? systemClock };
+  const full: AppDeps = {
+    ...deps,
+    transport,
+    log: deps.log ?? app.log,
+    metrics,
+    clock: deps.clock ?? systemClock,
+    membershipListeners: deps.membershipListeners ?? MEMBERSHIP_LISTENERS,
+  };
   app.decorate('deps', full);
 
   registerErrorHandling(app);

@@ -29,7 +29,7 @@ async function main(argv: string[]): Promise<number> {
   const config = loadConfig();
   const database = createDb(config.databaseUrl);
   try {
-    await migrateToLatest(database.db);
+    await migrateToLatest(database.db, { appSecret: config.appSecret });
     if (command === 'accounts:create') {
       // With --owner-email, `owner_link` is the one-time link where the owner sets a name and password.
       console.log(JSON.stringify(await createAccountWithOwner(database.db, config, name!, ownerEmail)));

@@ -32,7 +32,7 @@ function listenProblem(err: unknown, config: Config): string | null {
 async function main(): Promise<void> {
   const config = loadConfig();
   const database = createDb(config.databaseUrl, { server: true });
-  await migrateToLatest(database.db);
+  await migrateToLatest(database.db, { appSecret: config.appSecret });
   const keys = await bootstrapAccount(database.db, config);
   if (keys) {
     console.log('First start: created an account. Keep these keys; they are shown only once.');

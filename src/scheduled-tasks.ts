@@ -1,8 +1,8 @@
 /**
  * Every scheduled task the scheduler lane runs, listed once, in the order of each round: bring the
  * inactive addresses of accounts with a sunset policy up to date, start the sends that came due,
- * begin the waits and choose the winners of A/B tests, recompute the segments with engagement
- * conditions that automations target (enrolling who joined them by the passing of time), step the
+ * begin the waits and choose the winners of A/B tests, recompute the live segments (engagement
+ * conditions: no read recomputes them; the automations on them enrol who joined), step the
  * automations, then complete the sends with nothing left to send, and delete the audit entries
  * past their 400 days, the ended sessions and old failed sign-ins. A task is declared by the
  * module that owns the work; the job runner names none.

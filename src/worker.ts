@@ -7,6 +7,7 @@ import { createMetricsRegistry } from './ops/metrics.js';
 import { systemClock } from './util/clock.js';
 import { startJobs } from './lanes.js';
 import { runEntry, StartError, stopOnSignals } from './ops/process.js';
+import { MEMBERSHIP_LISTENERS } from './membership-listeners.js';
 
 /**
  * Process entry of `npm run worker`: the job runner (scheduler, mail and webhook lanes), beside the
@@ -21,11 +22,19 @@ async function main(): Promise<void> {
     );
   }
   const database = createDb(config.databaseUrl, { server: true });
-  await migrateToLatest(database.db);
+  await migrateToLatest(database.db, { appSecret: config.appSecret });
   const transport = createTransport(config);
   // A Fastify instance only for its logger: the same log lines as the server's.
   const log = Fastify({ logger: { level: config.logLevel } }).log;
-  const deps = { config, database, transport, log, metrics: createMetricsRegistry(), clock: systemClock };
+  const deps = {
+    config,
+    database,
+    transport,
+    log,
+    metrics: createMetricsRegistry(),
+    clock: systemClock,
+    membershipListeners: MEMBERSHIP_LISTENERS,
+  };
   const jobs = startJobs(deps);
 
   stopOnSignals(log, async () => {

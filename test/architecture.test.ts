@@ -115,4 +115,19 @@ describe('the floors of the code hold', () => {
     );
     assert.deepEqual(claiming, ['jobs/queue/claim.ts']);
   });
+
+  test('segments, single sends and automations depend one way: automations on both, single sends on segments', () => {
+    const refused: Record<string, string[]> = {
+      'modules/segments': ['modules/automations/', 'modules/single-sends/'],
+      'modules/single-sends': ['modules/automations/'],
+    };
+    const out = Object.entries(refused).flatMap(([dir, above]) =>
+      filesUnder(dir).flatMap((f) =>
+        importsOf(f)
+          .filter((i) => above.some((a) => i.startsWith(a)))
+          .map((i) => `${f} → ${i}`),
+      ),
+    );
+    assert.deepEqual(out, []);
+  });
 });

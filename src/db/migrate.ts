@@ -29,9 +29,13 @@ import * as m026 from './migrations/026_keys_audit.js';
 import * as m027 from './migrations/027_people.js';
 import * as m028 from './migrations/028_ab_tests.js';
 import * as m029 from './migrations/029_access_chains.js';
+import { sealWebhookSecrets } from './migrations/030_sealed_webhook_secrets.js';
 
-/** Every migration, in order. A new migration is one import and one line here. */
-const migrations: Record<string, Migration> = {
+/**
+ * Every migration, in order. A new migration is one import and one line here. The app secret is
+ * for those that seal what they keep (030); a database with nothing to seal needs none.
+ */
+const migrationsWith = (appSecret?: string): Record<string, Migration> => ({
   '001_foundation': m001,
   '002_senders_notifications': m002,
   '003_unsubscribes': m003,
@@ -61,13 +65,17 @@ const migrations: Record<string, Migration> = {
   '027_people': m027,
   '028_ab_tests': m028,
   '029_access_chains': m029,
-};
+  '030_sealed_webhook_secrets': sealWebhookSecrets(appSecret),
+});
 
-const provider: MigrationProvider = { getMigrations: async () => migrations };
+const providerWith = (appSecret?: string): MigrationProvider => ({ getMigrations: async () => migrationsWith(appSecret) });
 
-/** Brings the schema to the latest version; throws on the first failing migration. */
-export async function migrateToLatest(db: Db): Promise<void> {
-  const migrator = new Migrator({ db, provider });
+/**
+ * Brings the schema to the latest version; throws on the first failing migration. `appSecret` (the
+ * app's) seals what a migration starts keeping sealed; a fresh database needs none.
+ */
+export async function migrateToLatest(db: Db, opts: { appSecret?: string } = {}): Promise<void> {
+  const migrator = new Migrator({ db, provider: providerWith(opts.appSecret) });
   const { error, results } = await migrator.migrateToLatest();
   const failed = results?.find((r) => r.status === 'Error');
   if (error || failed) {
@@ -77,6 +85,6 @@ export async function migrateToLatest(db: Db): Promise<void> {
 
 /** The names of the known migrations not yet applied to this database, in order (readiness). */
 export async function listPendingMigrations(db: Db): Promise<string[]> {
-  const known = await new Migrator({ db, provider }).getMigrations();
+  const known = await new Migrator({ db, provider: providerWith() }).getMigrations();
   return known.filter((m) => !m.executedAt).map((m) => m.name);
 }

@@ -92,3 +92,38 @@ export function publicOnlyLookup(hostname: string, options: LookupOptions, callb
 export function privateAddressError(host: string, address: string): Error {
   return Object.assign(new Error(`refused: ${host} resolves to ${address}, which is not a public address`), { code: 'EPRIVATEADDRESS' });
 }
+
+/** What stands for a credential in a URL the API or a log shows. */
+export const MASK = '***';
+
+/** A query parameter's name that says its value is a secret, once camelCase is split: `access_token`, `apiKey`, `sig`, `hub.secret`. */
+const SECRET_NAME =
+  /(^|[^a-z])(token|secret|key|apikey|sig|signature|password|passwd|pwd|pass|auth|authorization|credentials?|code|hmac)($|[^a-z])/;
+
+/** Whether a query parameter's name says its value is a secret. */
+const isSecretName = (name: string) => SECRET_NAME.test(name.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase());
+
+/**
+ * An endpoint's URL as the API shows it: its user and password, and the values of the query
+ * parameters named like a secret, replaced by `***`; the URL as saved when it holds none.
+ */
+export function maskedUrl(url: string): string {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return url;
+  }
+  let masked = false;
+  if (u.username !== '' || u.password !== '') {
+    u.username = MASK;
+    if (u.password !== '') u.password = MASK;
+    masked = true;
+  }
+  const params = [...u.searchParams];
+  if (params.some(([name, value]) => value !== '' && isSecretName(name))) {
+    u.search = new URLSearchParams(params.map(([name, value]) => [name, value !== '' && isSecretName(name) ? MASK : value])).toString();
+    masked = true;
+  }
+  return masked ? u.toString() : url;
+}

@@ -105,6 +105,12 @@ declare module 'fastify' {
      * caller may use. A keyed route that declares none is open to owners and `full` keys only.
      */
     scope?: RouteScope;
+    /**
+     * A GET route whose purpose is an action (the original interface defines pause, set-live,
+     * duplicate and resend-mail as GETs): it changes state, so by session it needs the CSRF token
+     * and it is written to the audit log. Every other GET changes nothing.
+     */
+    action?: boolean;
   }
 }
 

@@ -9,19 +9,9 @@ import type { Database } from '../db/index.js';
 import type { Clock } from '../util/clock.js';
 import { isoMicros } from '../util/time.js';
 import { keyStore, type KeyStore } from './idempotency.store.js';
+import { routeSecretPaths, withoutSecrets, type PathStep } from './secret-fields.js';
 
 export { KEY_IN_PROGRESS } from './idempotency.store.js';
-
-declare module 'fastify' {
-  interface FastifyContextConfig {
-    /**
-     * Members of the answer's `message` that hold a secret shown once (a signing secret): the
-     * answer kept for an `Idempotency-Key` has them as null, so no secret is stored with it and a
-     * replay never gives one (nor an old one, after a rotation).
-     */
-    secretFields?: readonly string[];
-  }
-}
 
 /** The request header that names a keyed POST's key, and the header every replayed answer carries. */
 export const IDEMPOTENCY_KEY = 'Idempotency-Key';
@@ -98,13 +88,15 @@ export function registerIdempotency(app: FastifyInstance, deps: { database: Data
     // account, and another person's answer given again would be wrong.
     if (!methods.includes('POST') || route.config?.public || route.config?.sessionOnly) return;
     keyed422(route);
+    // The fields its answers' schemas mark as secret (`x-secret`): never kept, so a replay never gives one.
+    const secrets = routeSecretPaths(route.schema?.response);
     addHook(route, 'preValidation', readKey);
     addHook(route, 'preValidation', (request: FastifyRequest, reply: FastifyReply) => claimOrAnswer(store, request, reply));
     // First of the route's own onSend hooks: before compression turns the body into a stream.
     addHook(
       route,
       'onSend',
-      (request: FastifyRequest, reply: FastifyReply, payload: unknown) => keepAnswer(store, request, reply, payload),
+      (request: FastifyRequest, reply: FastifyReply, payload: unknown) => keepAnswer(store, secrets, request, reply, payload),
       true,
     );
   });
@@ -189,12 +181,19 @@ async function claimOrAnswer(store: KeyStore, request: FastifyRequest, reply: Fa
 }
 
 /**
- * onSend: keeps the answer of a request that holds its key, without the route's secrets. Not
- * kept, and the key released so a retry runs again: a 5xx; an answer streamed as it is produced (a
- * whole list: nothing changed); a streamed upload its route did not read to the end (refused
- * before anything was done); an answer whose secrets cannot be taken out (not JSON).
+ * onSend: keeps the answer of a request that holds its key, without the fields its schema marks
+ * as secret (kept as null). Not kept, and the key released so a retry runs again: a 5xx; an answer
+ * streamed as it is produced (a whole list: nothing changed); a streamed upload its route did not
+ * read to the end (refused before anything was done); an answer whose secrets cannot be taken out
+ * (not JSON).
  */
-async function keepAnswer(store: KeyStore, request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
+async function keepAnswer(
+  store: KeyStore,
+  secrets: readonly PathStep[][],
+  request: FastifyRequest,
+  reply: FastifyReply,
+  payload: unknown,
+): Promise<unknown> {
   const k = keyed.get(request);
   if (!k?.claimedAt) return payload;
   const claimedAt = k.claimedAt;
@@ -202,7 +201,7 @@ async function keepAnswer(store: KeyStore, request: FastifyRequest, reply: Fasti
   const fingerprint = fingerprintOf(k);
   const status = reply.statusCode;
   const sent = payload === undefined || payload === null ? '' : typeof payload === 'string' ? payload : null;
-  const body = sent === null ? null : withoutSecrets(sent, request.routeOptions.config.secretFields);
+  const body = sent === null ? null : withoutSecrets(sent, secrets);
   try {
     if (status >= 500 || body === null || fingerprint === null) await store.release(request.userId, k.key, claimedAt);
     else {
@@ -218,20 +217,4 @@ async function keepAnswer(store: KeyStore, request: FastifyRequest, reply: Fasti
     request.log.error({ err }, 'idempotency key not stored');
   }
   return payload;
-}
-
-/** The body with each of `fields` of its `message` set to null; null when it is no JSON envelope. */
-function withoutSecrets(body: string, fields: readonly string[] | undefined): string | null {
-  if (!fields?.length) return body;
-  let parsed: { message?: unknown };
-  try {
-    parsed = JSON.parse(body) as { message?: unknown };
-  } catch {
-    return null;
-  }
-  if (parsed === null || typeof parsed !== 'object') return null;
-  const message = parsed.message;
-  if (message === null || typeof message !== 'object') return body; // a failure, or a text: no secret in it
-  for (const field of fields) if (field in message) (message as Record<string, unknown>)[field] = null;
-  return JSON.stringify(parsed);
 }

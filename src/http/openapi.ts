@@ -6,6 +6,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import { FailedFields, FailedText } from './schemas.js';
 import type { RouteScope } from './scopes.js';
 import { IDEMPOTENCY_KEY, IDEMPOTENT_REPLAYED, KEY_IN_PROGRESS, KEY_INVALID, KEY_REUSED } from './idempotency.js';
+import { isSecret, SECRET_MARK } from './secret-fields.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -154,7 +155,7 @@ const IDEMPOTENCY_HEADERS = {
         'On POST: makes a retry safe. The first answer to this key (1–255 visible ASCII characters, unique per ' +
         'account) is kept 24 hours and given again, with `Idempotent-Replayed: true`, to the same request (method, ' +
         'URL and body) with the same key; nothing is done a second time. 4xx answers are kept; 5xx answers are not. ' +
-        'A secret in the answer (a webhook signing secret) is not kept: a replay has it as null.',
+        `A secret in the answer (a field marked \`${SECRET_MARK}\`: a key's or a webhook's secret) is not kept: a replay has it as null.`,
     },
   },
 };
@@ -170,10 +171,10 @@ const REPLAYED = {
 /**
  * Adds to a keyed POST's document what `Idempotency-Key` brings: the header, the replay header on
  * the answers that can be kept, the 409 of a key in use and the 422 of a malformed or reused one,
- * and, for a route whose answer holds a secret, that a replay has it as null.
+ * and, for each field its answers mark as secret, that a replay has it as null.
  * Copies, never changes, the route's own schemas (they serialise its answers).
  */
-function documentIdempotency(s: Record<string, unknown>, secretFields: readonly string[] = []): void {
+function documentIdempotency(s: Record<string, unknown>): void {
   const headers = s.headers as { properties?: object } | undefined;
   s.headers = headers ? { ...headers, properties: { ...headers.properties, ...IDEMPOTENCY_HEADERS.properties } } : IDEMPOTENCY_HEADERS;
   const responses = s.response as Record<string, Record<string, unknown>> | undefined;
@@ -181,9 +182,8 @@ function documentIdempotency(s: Record<string, unknown>, secretFields: readonly 
   const out: Record<string, Record<string, unknown>> = {};
   for (const [code, schema] of Object.entries(responses)) {
     const kept = Number(code) < 500 && !['400', '401', '413', '415', '429'].includes(code);
-    out[code] = kept ? { ...schema, headers: { ...(schema.headers as object), ...REPLAYED } } : schema;
+    out[code] = kept ? { ...withNullSecrets(schema), headers: { ...(schema.headers as object), ...REPLAYED } } : schema;
   }
-  if (secretFields.length > 0 && out['200']) out['200'] = withNullSecrets(out['200'], secretFields);
   const inUse = `Or, with \`${IDEMPOTENCY_KEY}\`: \`${KEY_IN_PROGRESS}\``;
   out['409'] = out['409']
     ? { ...out['409'], description: `${String(out['409'].description ?? '')} ${inUse}` }
@@ -198,20 +198,36 @@ function documentIdempotency(s: Record<string, unknown>, secretFields: readonly 
 }
 
 /**
- * A success schema whose `message` members `fields` may also be null: a secret, shown once, is
- * null in an answer given again for an `Idempotency-Key` (it is never kept).
+ * A copy of an answer's schema in which each property marked as secret may also be null: a
+ * secret, shown once, is null in an answer given again for an `Idempotency-Key` (it is never kept).
+ * The property keeps its mark. Unchanged (the same object) when it marks none.
  */
-function withNullSecrets(schema: Record<string, unknown>, fields: readonly string[]): Record<string, unknown> {
-  type Obj = { properties?: Record<string, Record<string, unknown>>; description?: string };
-  const message = (schema as Obj).properties?.message as Obj | undefined;
-  if (!message?.properties) return schema;
-  const properties = { ...message.properties };
+function withNullSecrets(schema: Record<string, unknown>): Record<string, unknown> {
+  type Obj = Record<string, unknown>;
   const note = `Null when the answer is given again for an \`${IDEMPOTENCY_KEY}\` (\`${IDEMPOTENT_REPLAYED}: true\`): a secret is shown once and never kept.`;
-  for (const f of fields) {
-    if (properties[f])
-      properties[f] = { anyOf: [properties[f], { type: 'null' }], description: `${String(properties[f].description ?? '')} ${note}` };
-  }
-  return { ...schema, properties: { ...(schema as Obj).properties, message: { ...message, properties } } };
+  const walk = (node: Obj): Obj => {
+    if (isSecret(node))
+      return { anyOf: [node, { type: 'null' }], description: `${String(node.description ?? '')} ${note}`.trim(), [SECRET_MARK]: true };
+    let copy: Obj | null = null;
+    const set = (key: string, value: unknown) => ((copy ??= { ...node })[key] = value);
+    const props = node.properties as Record<string, Obj> | undefined;
+    if (props) {
+      const next = Object.fromEntries(Object.entries(props).map(([k, v]) => [k, walk(v)]));
+      if (Object.keys(props).some((k) => next[k] !== props[k])) set('properties', next);
+    }
+    if (node.items && typeof node.items === 'object') {
+      const items = walk(node.items as Obj);
+      if (items !== node.items) set('items', items);
+    }
+    for (const key of ['anyOf', 'oneOf', 'allOf']) {
+      const branches = node[key] as Obj[] | undefined;
+      if (!branches) continue;
+      const next = branches.map(walk);
+      if (next.some((b, i) => b !== branches[i])) set(key, next);
+    }
+    return copy ?? node;
+  };
+  return walk(schema);
 }
 
 /**
@@ -230,6 +246,18 @@ function documentScope(s: Record<string, unknown>, scope: RouteScope | undefined
     description: `The key or person lacks the scope \`${scope}\`: \`This key is not allowed to ${scope}.\` (for a person: \`You are not allowed to ${scope}.\`). ${SESSION_403}`,
   };
   s.response = { ...(s.response as object), 403: forbidden };
+}
+
+/**
+ * Marks a GET route whose purpose is an action (`config.action`): `x-action`, and a sentence. Every
+ * other GET route changes nothing.
+ */
+function documentAction(s: Record<string, unknown>): void {
+  s['x-action'] = true;
+  const sentence =
+    'An action, though called with GET (`x-action`): it changes state, so by session it needs the `X-CSRF-Token`, and it is ' +
+    'written to the audit log. Every other GET route changes nothing.';
+  s.description = s.description ? `${String(s.description)} ${sentence}` : sentence;
 }
 
 /** The 403 a request by session can get before its scope is looked at. */
@@ -255,13 +283,13 @@ function documentRoute({ schema, url, route }: { schema: RouteOptions['schema'];
     s.body = documented;
     s.consumes ??= ['multipart/form-data'];
   } else if (s.body && !s.consumes) s.consumes = FORM_TYPES;
+  if (route.config?.action) documentAction(s);
   if (route.config?.public) s.security = [];
   else {
     if (route.config?.sessionOnly) documentSessionOnly(s);
     else {
       documentScope(s, route.config?.scope);
-      if ((Array.isArray(route.method) ? route.method : [route.method]).includes('POST'))
-        documentIdempotency(s, route.config?.secretFields);
+      if ((Array.isArray(route.method) ? route.method : [route.method]).includes('POST')) documentIdempotency(s);
     }
   }
   if (!s.tags) {

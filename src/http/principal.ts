@@ -53,8 +53,8 @@ export function enforceScope(principal: Principal, scope: RouteScope | undefined
   if (!allows(principal.grant, scope)) throw notAllowed(principal.actor, scope);
 }
 
-/** Whether a request may change something: any method but GET and HEAD, and GET routes with a `write` scope. */
+/** Whether a request may change something: any method but GET and HEAD, and the GET routes declared actions (`config.action`). */
 export function mayChange(request: FastifyRequest): boolean {
   if (request.method !== 'GET' && request.method !== 'HEAD') return true;
-  return request.routeOptions.config?.scope?.endsWith('.write') === true;
+  return request.routeOptions.config?.action === true;
 }

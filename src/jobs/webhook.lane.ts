@@ -2,8 +2,10 @@ import { Counter } from 'prom-client';
 import type { AppDeps } from '../deps.js';
 import type { Db } from '../db/index.js';
 import { WEBHOOK_CHANNEL } from '../events/outbox.js';
+import { maskedUrl } from '../events/webhooks.address.js';
 import { createPoster, webhookSigner, type Signer } from '../events/webhooks.post.js';
 import { metricOnce } from '../ops/metrics.js';
+import { unseal, WEBHOOK_SECRET } from '../util/seal.js';
 import { batcher } from './batcher.js';
 import { DELIVERY_QUEUE, claimDueDeliveries, nextDeliveryDueAt, pruneEvents, settleAttempts } from './webhook.queue.js';
 import type { AttemptOutcome, ClaimedDelivery, DisabledEndpoint } from './webhook.queue.js';
@@ -42,6 +44,9 @@ const deliveriesCounter = (registry: AppDeps['metrics']): Counter<'outcome'> =>
         registers: [registry],
       }),
   );
+
+/** The failure of a delivery whose endpoint's sealed secret does not open (APP_SECRET changed): rotating the secret mends it. */
+const UNOPENED_SECRET = "the endpoint's signing secret does not open with this APP_SECRET: rotate the secret";
 
 /**
  * What disabling endpoints entails beyond the lane (their unfinished deliveries failed, the
@@ -106,7 +111,7 @@ export function webhookLane(
         counter.inc({ outcome: 'failed' }, settled.failed);
         for (const e of settled.disabled) {
           log.warn(
-            { worker: owner, endpointId: e.id, userId: e.user_id, url: e.url, failingSince: e.failing_since },
+            { worker: owner, endpointId: e.id, userId: e.user_id, url: maskedUrl(e.url), failingSince: e.failing_since },
             'webhook endpoint disabled: every attempt failed for 5 days',
           );
         }
@@ -118,10 +123,14 @@ export function webhookLane(
     { start: 'flush', onFailure: 'keep', full: (waiting) => waiting.length >= flushSize },
   );
 
-  /** Signs and posts one delivery, and hands its outcome to the batcher. */
-  const attempt = async (d: ClaimedDelivery, sign: Signer, ctx: WorkContext): Promise<void> => {
+  /** Signs and posts one delivery, and hands its outcome to the batcher; without a signer (its secret does not open) it fails. */
+  const attempt = async (d: ClaimedDelivery, sign: Signer | null, ctx: WorkContext): Promise<void> => {
     if (ctx.stopping()) return;
     ctx.handedOver(d.id);
+    if (!sign) {
+      void outcomes.add({ delivery: d, statusCode: null, error: UNOPENED_SECRET, durationMs: 0 });
+      return;
+    }
     const r = await poster.post(d.url, sign(d.event_id, clock.now(), d.body), d.body);
     void outcomes.add({ delivery: d, ...r });
   };
@@ -142,7 +151,8 @@ export function webhookLane(
       for (const r of rows) byEndpoint.set(r.endpoint_id, [...(byEndpoint.get(r.endpoint_id) ?? []), r]);
       await Promise.all(
         [...byEndpoint.values()].map((group) => {
-          const sign = webhookSigner(group[0].secret);
+          const secret = unseal(deps.config.appSecret, WEBHOOK_SECRET, group[0].secret);
+          const sign = secret === null ? null : webhookSigner(secret);
           const lane = slots(perEndpoint);
           return Promise.all(group.map((d) => lane(() => overall(() => attempt(d, sign, ctx)))));
         }),

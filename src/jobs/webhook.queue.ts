@@ -22,6 +22,7 @@ export interface ClaimedDelivery {
   event_id: string;
   body: string;
   url: string;
+  /** The endpoint's signing secret, sealed (`WEBHOOK_SECRET`, util/seal.ts): the lane opens it to sign. */
   secret: string;
 }
 

@@ -32,3 +32,9 @@ export function unseal(appSecret: string, purpose: string, sealed: string): stri
     return null;
   }
 }
+
+/**
+ * What a webhook endpoint's signing secret is sealed for: the API seals it when it makes one, and
+ * only the webhook lane opens it, to sign a delivery.
+ */
+export const WEBHOOK_SECRET = 'webhook-secret';

@@ -334,7 +334,7 @@ describe('segment membership follows contact changes', () => {
         .execute();
       // An import also updates existing contacts by email: one leaves.
       await trx.updateTable('contacts').set({ city: 'Leeds' }).where('id', '=', old).execute();
-      await syncSegmentMembership(trx, userId, { contactTypeId: type }, t.clock.now());
+      await syncSegmentMembership(trx, t.deps, userId, { contactTypeId: type });
       return rows.map((r) => r.id);
     });
     assert.deepEqual(await memberIds(t.a, seg), [inserted[0], inserted[2]]);

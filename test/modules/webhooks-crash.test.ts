@@ -6,6 +6,7 @@ import { freePort, startEntry, until } from '../support/processes.js';
 import type { Database } from '../../src/db/index.js';
 import { createAccount } from '../../src/modules/accounts/accounts.service.js';
 import { newSecret } from '../../src/modules/webhooks/webhooks.service.js';
+import { seal, WEBHOOK_SECRET } from '../../src/util/seal.js';
 import { isoMicros } from '../../src/util/time.js';
 import { assertSigned, emit, Receiver } from './webhooks.helpers.js';
 
@@ -33,7 +34,15 @@ describe('webhook events survive SIGKILL of the process delivering them', () => 
     const at = isoMicros(new Date());
     await database.db
       .insertInto('webhook_endpoints')
-      .values({ user_id, url: `http://127.0.0.1:${hookPort}/hook`, events: '["*"]', secret, created_at: at, updated_at: at })
+      .values({
+        user_id,
+        url: `http://127.0.0.1:${hookPort}/hook`,
+        events: '["*"]',
+        // Kept sealed with the app secret, as the API keeps it.
+        secret: seal('test-secret', WEBHOOK_SECRET, secret),
+        created_at: at,
+        updated_at: at,
+      })
       .execute();
     for (let i = 0; i < EVENTS; i += 10) await emit(database, user_id, 10);
     const eventIds = (await database.db.selectFrom('webhook_events').select('event_id').execute()).map((e) => e.event_id);

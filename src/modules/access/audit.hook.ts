@@ -57,8 +57,9 @@ function targetOf(request: FastifyRequest, payload: unknown): string | null {
 }
 
 /**
- * Writes one audit entry for every authenticated request that may change something, whatever its
- * answer (a refused one too): who (the key or person), `<METHOD> <path>` (the route's path, never
+ * Writes one audit entry for every authenticated request that may change something (any method but
+ * GET and HEAD, and the GET routes declared actions: `config.action`), whatever its answer (a
+ * refused one too): who (the key or person), `<METHOD> <path>` (the route's path, never
  * its query), the record it names, the status, the client's address and user agent. Written before
  * the answer leaves, so an entry exists for every answer a client saw; a failure to write is
  * logged and the answer still goes out. No body, header value or secret is ever written.

@@ -29,8 +29,7 @@ export const keyRoutes: FastifyPluginAsyncTypebox = async (app) => {
         body: CreateKeyBody,
         response: responses(KeyCreated, 422),
       },
-      // The secret is shown once: an answer kept for an Idempotency-Key has it as null.
-      config: { scope: 'keys.write', secretFields: ['secret_key'] },
+      config: { scope: 'keys.write' },
     },
     async (req) => ok(await createKey(deps, req.principal!, req.body)),
   );

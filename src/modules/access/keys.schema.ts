@@ -3,6 +3,7 @@ import type { Selectable } from 'kysely';
 import type { ApiKeyTable } from '../../db/types.js';
 import { Id, ListOf, Nullable, PagingQuery, QueryIds, Success, Timestamp } from '../../http/schemas.js';
 import { SCOPES } from '../../http/scopes.js';
+import { Secret } from '../../http/secret-fields.js';
 
 export type KeyRow = Selectable<ApiKeyTable>;
 
@@ -57,7 +58,7 @@ export const KeyCreated = Success(
   Type.Object({
     id: Type.Integer(),
     public_key: Type.String({ description: 'The `PublicKey` header value.' }),
-    secret_key: Type.String({ description: 'The `SecretKey` header value: shown only in this answer, stored only as a hash.' }),
+    secret_key: Secret(Type.String({ description: 'The `SecretKey` header value: shown only in this answer, stored only as a hash.' })),
   }),
   'The new key, with its secret (shown this once).',
 );

@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ok } from '../../http/envelope.js';
 import { OkText, responses, Success } from '../../http/schemas.js';
+import { Secret } from '../../http/secret-fields.js';
 import { MAX_PASSWORD } from './sessions.passwords.js';
 import { NewPassword } from './users.schema.js';
 import { changePassword, disableTwoFactor, enableTwoFactor, setupTwoFactor, SIGN_IN_AGAIN } from './me.service.js';
@@ -22,7 +23,10 @@ export const meRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'A new TOTP secret (SHA-1, 30 s, 6 digits; unpadded base32) and its `otpauth://` URL for an authenticator app (a QR code). ' +
           'It counts once a code of it is given to `POST /me/2fa/enable`. 409 when two-factor is on already.',
         response: responses(
-          Success(Type.Object({ secret: Type.String(), otpauth_url: Type.String() }), 'The secret, shown only in this answer.'),
+          Success(
+            Type.Object({ secret: Secret(Type.String()), otpauth_url: Secret(Type.String()) }),
+            'The secret, shown only in this answer.',
+          ),
           409,
         ),
       },
@@ -41,7 +45,10 @@ export const meRoutes: FastifyPluginAsyncTypebox = async (app) => {
           `Only within 10 minutes of signing in (403 \`${SIGN_IN_AGAIN}\`), so a session stolen later cannot turn it on with an app of its own.`,
         body: Type.Object({ code: Code }),
         response: responses(
-          Success(Type.Object({ recovery_codes: Type.Array(Type.String(), { minItems: 10, maxItems: 10 }) }), 'The recovery codes.'),
+          Success(
+            Type.Object({ recovery_codes: Secret(Type.Array(Type.String(), { minItems: 10, maxItems: 10 })) }),
+            'The recovery codes.',
+          ),
           409,
           422,
         ),

@@ -1,5 +1,6 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import { Email, responses, Success } from '../../http/schemas.js';
+import { Secret } from '../../http/secret-fields.js';
 import { UserShape } from './users.schema.js';
 import { MAX_PASSWORD } from './sessions.passwords.js';
 
@@ -16,11 +17,13 @@ export const SignInBody = Type.Object({
 export const SessionAnswer = Success(
   Type.Object({
     user: UserShape,
-    csrf_token: Type.String({
-      description:
-        'Send it as the `X-CSRF-Token` header with every request by this session that may change something (any method but ' +
-        'GET and HEAD, and the GET routes that change state); sending it with every request is simplest.',
-    }),
+    csrf_token: Secret(
+      Type.String({
+        description:
+          'Send it as the `X-CSRF-Token` header with every request by this session that may change something (any method but ' +
+          'GET and HEAD, and the GET routes that change state); sending it with every request is simplest.',
+      }),
+    ),
     scopes: Type.Array(Type.String(), {
       description: 'Every scope the person’s role grants (`contacts.read`, `contacts.write`, …): what the person may do.',
     }),

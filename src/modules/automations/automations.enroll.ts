@@ -4,15 +4,17 @@
  * - at go-live, every current member is enrolled: by a custom automation to run the sequence, by
  *   a welcome one as already there (state `exited`: it never mails them);
  * - afterwards, every address that joins the target (a contact added, imported, updated or edited
- *   into a segment, a recipient added by hand) and has no enrollment yet is a joiner, enrolled to
- *   run the sequence, in the transaction of the change that made it join: an acknowledged import
- *   never loses its enrollments. An automation that went live and was paused keeps enrolling (its
- *   emails wait).
+ *   into a segment, a recipient added by hand, a live segment recomputed) and has no enrollment yet
+ *   is a joiner, enrolled to run the sequence, in the transaction of the change that made it join:
+ *   an acknowledged import never loses its enrollments. Segments publish their changes and
+ *   `enrollSegmentJoiners` hears them; a contact type's joiners are enrolled by the audience
+ *   change. An automation that went live and was paused keeps enrolling (its emails wait).
  * So every member of a gone-live automation's target has an enrollment, and "not enrolled yet" is
  * exactly "joined since".
  */
 import { sql } from 'kysely';
 import type { AppDeps } from '../../deps.js';
+import type { MembershipListener } from '../segments/segments.changes.js';
 import type { Db } from '../../db/index.js';
 import { engineOf } from '../../db/dialect.js';
 import { inList, pickOncePerAddress, targets, type RecipientRef } from '../../delivery/audience.js';
@@ -23,8 +25,12 @@ import { waitMs, type AutomationRow } from './automations.types.js';
 /** Contact ids per statement: well under both engines' parameter limits. */
 const CHUNK = 1000;
 
-/** What a change can have brought into targets: some contacts, a whole contact type, a segment, or anything (`{}`). */
-export type JoinScope = { contactIds: number[] } | { contactTypeId: number } | { segmentId: number } | Record<string, never>;
+/**
+ * What a change can have brought into targets: some contacts or a whole contact type (into the
+ * automations on contact types), or members of segments (only `contactIds` when given).
+ */
+export type JoinScope =
+  { contactIds: readonly number[] } | { contactTypeId: number } | { segmentIds: readonly number[]; contactIds?: readonly number[] };
 
 /** The automation's target as a recipient ref. */
 function targetOf(a: Pick<AutomationRow, 'automation_for' | 'automation_for_table'>): RecipientRef {
@@ -92,45 +98,39 @@ function chunk(ids: readonly number[]): number[][] {
 
 /**
  * Enrols the joiners a change brought to the account's automations that have gone live (live or
- * paused, not deleted) and whose target the change touches. Call it in the change's transaction,
- * after segment membership was brought up to date, under the account's membership lock (which
- * set-live takes too, so a go-live and a change never miss each other's members).
+ * paused, not deleted) and whose target the change touches: a contact type's automations for
+ * `contactIds` and `contactTypeId`, a segment's for `segmentIds`. Call it in the change's
+ * transaction, after segment membership was brought up to date, under the account's membership
+ * lock (which set-live takes too, so a go-live and a change never miss each other's members).
  */
 export async function enrollJoiners(trx: Db, deps: AppDeps, userId: number, scope: JoinScope): Promise<number> {
-  if ('contactIds' in scope && scope.contactIds.length === 0) return 0;
+  const contactIds = 'contactIds' in scope ? scope.contactIds : undefined;
+  if (contactIds?.length === 0) return 0;
   const typeId = 'contactTypeId' in scope ? scope.contactTypeId : null;
-  const segmentId = 'segmentId' in scope ? scope.segmentId : null;
+  const segmentIds = 'segmentIds' in scope ? scope.segmentIds : null;
+  if (segmentIds?.length === 0) return 0;
   const automations = await trx
     .selectFrom('automations')
     .selectAll()
     .where('user_id', '=', userId)
     .where('deleted_at', 'is', null)
     .where('live_at', 'is not', null)
-    .$if(typeId !== null, (q) =>
-      q.where((eb) =>
-        eb.or([
-          eb.and([eb('automation_for_table', '=', 'contacts'), eb('automation_for', '=', typeId!)]),
-          eb.and([
-            eb('automation_for_table', '=', 'segments'),
-            eb(
-              'automation_for',
-              'in',
-              eb.selectFrom('segments').select('id').where('user_id', '=', userId).where('contact_type_id', '=', typeId!),
-            ),
-          ]),
-        ]),
-      ),
-    )
-    .$if(segmentId !== null, (q) => q.where('automation_for_table', '=', 'segments').where('automation_for', '=', segmentId!))
+    .$if(segmentIds === null, (q) => q.where('automation_for_table', '=', 'contacts'))
+    .$if(typeId !== null, (q) => q.where('automation_for', '=', typeId!))
+    .$if(segmentIds !== null, (q) => q.where('automation_for_table', '=', 'segments').where('automation_for', 'in', [...segmentIds!]))
     .orderBy('id')
     // KEY SHARE: an email being added (FOR UPDATE) waits for this transaction; counters and steps do not.
     .$if(engineOf(trx) === 'postgres', (q) => q.forKeyShare())
     .execute();
   const now = deps.clock.now();
   let enrolled = 0;
-  for (const a of automations)
-    enrolled += await enrollMembers(trx, a, now, { contactIds: 'contactIds' in scope ? scope.contactIds : undefined });
+  for (const a of automations) enrolled += await enrollMembers(trx, a, now, { contactIds });
   // Idle workers wake at the commit: a first email that waits `instantly` is due now.
   if (enrolled > 0) await wakeWorkers(trx);
   return enrolled;
 }
+
+/** Hears segment membership changes (listed in `src/membership-listeners.ts`): enrols who joined a segment an automation is on. */
+export const enrollSegmentJoiners: MembershipListener = async (trx, deps, change) => {
+  await enrollJoiners(trx, deps, change.userId, { segmentIds: change.segmentIds, contactIds: change.contactIds });
+};

@@ -88,7 +88,7 @@ export const automationRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/automations/duplicate',
     {
-      config: { scope: 'automations.write' },
+      config: { scope: 'automations.write', action: true },
       // A GET that changes state: no implicit HEAD route, so a HEAD (a prefetcher, a link checker) changes nothing.
       exposeHeadRoute: false,
       schema: {
@@ -135,7 +135,7 @@ export const automationRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/automations/pause',
     {
-      config: { scope: 'automations.write' },
+      config: { scope: 'automations.write', action: true },
       // A GET that changes state: no implicit HEAD route, so a HEAD (a prefetcher, a link checker) changes nothing.
       exposeHeadRoute: false,
       schema: {
@@ -156,7 +156,7 @@ export const automationRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/automations/set-live',
     {
-      config: { scope: 'automations.write' },
+      config: { scope: 'automations.write', action: true },
       // A GET that changes state: no implicit HEAD route, so a HEAD (a prefetcher, a link checker) changes nothing.
       exposeHeadRoute: false,
       schema: {

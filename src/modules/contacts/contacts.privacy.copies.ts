@@ -10,8 +10,7 @@ import type { Db } from '../../db/index.js';
 import { lockAccountSegments } from '../../db/dialect.js';
 import { erasureHash } from '../../suppression/suppression.writes.js';
 import { isoMicros } from '../../util/time.js';
-import { enrollJoiners } from '../automations/automations.enroll.js';
-import { catalogueOf, refreshSegmentMembers } from '../segments/segments.membership.js';
+import { recomputeSegment } from '../segments/segments.membership.js';
 import { isMessageOf, segmentsNaming, setSegmentValue, setWebhookEventBody, webhookEventsNaming } from './contacts.privacy.queries.js';
 
 /** What an erasure step is given: the account, the address (lower case), and the app for the audience change. */
@@ -70,8 +69,7 @@ export const eraseFromSegmentConditions: ErasureStep = async (trx, t) => {
     await setSegmentValue(trx, segment.id, value, isoMicros(t.now));
     changed++;
     if (segment.deleted_at !== null) continue;
-    await refreshSegmentMembers(trx, { ...segment, value }, await catalogueOf(trx, t.userId), t.now);
-    await enrollJoiners(trx, t.deps, t.userId, { segmentId: segment.id });
+    await recomputeSegment(trx, t.deps, { ...segment, value }, t.now);
   }
   return changed;
 };

@@ -1,11 +1,14 @@
 /**
- * Segments whose conditions name engagement (`engagement`, `single_send`) change without any
- * contact changing: a window slides past a date, a person opens a message. Their membership is
- * recomputed whenever it is read, in the reader's transaction: the segment list and its counts,
- * the recipient list, a send that starts and its recipient count. A segment an automation targets
- * is also recomputed at least hourly (`liveSegmentsTask`), so the contacts that join it by the
- * passing of time are enrolled within the hour. Every recomputation enrols its joiners in the
- * automations that target the segment, as a contact change does.
+ * Live segments: those whose conditions name engagement (`engagement`, `single_send`). Their
+ * membership changes without any contact changing: a window slides past a date, a person opens a
+ * message. Nothing that reads recomputes them (a read never writes). They are recomputed:
+ * - by the scheduler, each at least hourly (`liveSegmentsTask`), so the counts and lists the API
+ *   shows are at most an hour old, and the contacts who join by the passing of time are enrolled
+ *   in the automations on the segment within the hour;
+ * - in the transaction that starts a send (or sends an A/B test's winner to the rest), so a send
+ *   goes to the members of that moment;
+ * - when an automation on the segment goes live, so it enrols the members of that moment.
+ * Every recomputation publishes its change, as a contact change does.
  */
 import type { AppDeps } from '../../deps.js';
 import type { Db } from '../../db/index.js';
@@ -13,15 +16,15 @@ import { lockAccountSegments } from '../../db/dialect.js';
 import type { ScheduledTask } from '../../jobs/scheduler.lane.js';
 import type { RecipientRef } from '../../delivery/audience.js';
 import { isoMicros } from '../../util/time.js';
-import { enrollJoiners } from '../automations/automations.enroll.js';
-import { dependsOnEngagement } from './segments.engagement.js';
+import { publishMembershipChange } from './segments.changes.js';
+import { dependsOnEngagement, ENGAGEMENT_FIELD, SINGLE_SEND_FIELD } from './segments.engagement.js';
 import { catalogueOf, refreshSegmentMembers } from './segments.membership.js';
 import type { SegmentRow } from './segments.schema.js';
 
-/** How often a segment with engagement conditions that an automation targets is recomputed at least. */
+/** How often the scheduler recomputes each live segment at least. */
 export const REFRESH_EVERY_MS = 60 * 60 * 1000;
 
-function fieldsOf(segment: SegmentRow): string[] {
+function fieldsOf(segment: Pick<SegmentRow, 'select_field'>): string[] {
   try {
     const v = JSON.parse(segment.select_field);
     return Array.isArray(v) ? v.map(String) : [];
@@ -30,16 +33,16 @@ function fieldsOf(segment: SegmentRow): string[] {
   }
 }
 
-/** Whether the segment's membership depends on engagement (and so on the time it is read). */
-export function isLiveSegment(segment: SegmentRow): boolean {
+/** Whether the segment's membership depends on engagement (and so on the time it is computed). */
+export function isLiveSegment(segment: Pick<SegmentRow, 'select_field'>): boolean {
   return dependsOnEngagement(fieldsOf(segment));
 }
 
 /**
  * Recomputes, at `now` and in the caller's transaction, the membership of the account's live
- * segments among `segmentIds` (every live segment of the account when undefined) whose conditions
- * name engagement, enrols their joiners in the automations that target them, and records when.
- * Other segments are left alone (contact changes keep them current). Returns how many it recomputed.
+ * segments among `segmentIds` (every live segment of the account when undefined), records when,
+ * and publishes the change. Other segments are left alone (contact changes keep them current).
+ * Returns how many it recomputed.
  */
 export async function refreshEngagementSegments(
   trx: Db,
@@ -62,83 +65,73 @@ export async function refreshEngagementSegments(
   if (segments.length === 0) return 0;
   await lockAccountSegments(trx, userId);
   const catalogue = await catalogueOf(trx, userId);
-  for (const segment of segments) {
-    await refreshSegmentMembers(trx, segment, catalogue, now);
-    await trx
-      .updateTable('segments')
-      .set({ refreshed_at: isoMicros(now) })
-      .where('id', '=', segment.id)
-      .execute();
-    await enrollJoiners(trx, deps, userId, { segmentId: segment.id });
-  }
+  for (const segment of segments) await refreshSegmentMembers(trx, segment, catalogue, now);
+  await trx
+    .updateTable('segments')
+    .set({ refreshed_at: isoMicros(now) })
+    .where(
+      'id',
+      'in',
+      segments.map((s) => s.id),
+    )
+    .execute();
+  await publishMembershipChange(trx, deps, { userId, segmentIds: segments.map((s) => s.id) });
   return segments.length;
-}
-
-/** `refreshEngagementSegments` in a transaction of its own, at the app's time. */
-export async function refreshEngagementSegmentsNow(deps: AppDeps, userId: number, segmentIds?: readonly number[]): Promise<void> {
-  await deps.database.db.transaction().execute((trx) => refreshEngagementSegments(trx, deps, userId, segmentIds, deps.clock.now()));
 }
 
 /**
  * Brings the segments a campaign's targets name (`segments_<id>` refs, exclusions included) up to
- * date at `now`, in the caller's transaction: what a send reads when it starts or counts its
- * recipients.
+ * date at `now`, in the caller's transaction: what a send reads when it starts.
  */
 export function refreshTargetedSegments(trx: Db, deps: AppDeps, userId: number, refs: readonly RecipientRef[], now: Date): Promise<number> {
   const ids = refs.filter((r) => r.table === 'segments').map((r) => Number(r.id));
   return refreshEngagementSegments(trx, deps, userId, [...new Set(ids)], now);
 }
 
-/**
- * The live segments with engagement conditions that an automation which went live (not deleted)
- * targets, with their account and when they were last recomputed.
- */
-async function targetedSegments(db: Db): Promise<Array<SegmentRow>> {
+/** Every live segment of every account, with when it was last recomputed (a prefilter in SQL, the exact test here). */
+async function liveSegments(db: Db): Promise<Array<Pick<SegmentRow, 'id' | 'user_id' | 'select_field' | 'refreshed_at'>>> {
   const rows = await db
-    .selectFrom('segments as s')
-    .selectAll('s')
-    .where('s.deleted_at', 'is', null)
-    .where((eb) =>
-      eb.exists(
-        eb
-          .selectFrom('automations as a')
-          .select('a.id')
-          .whereRef('a.automation_for', '=', 's.id')
-          .where('a.automation_for_table', '=', 'segments')
-          .where('a.deleted_at', 'is', null)
-          .where('a.live_at', 'is not', null),
-      ),
-    )
-    .orderBy('s.id')
+    .selectFrom('segments')
+    .select(['id', 'user_id', 'select_field', 'refreshed_at'])
+    .where('deleted_at', 'is', null)
+    .where((eb) => eb.or([ENGAGEMENT_FIELD, SINGLE_SEND_FIELD].map((f) => eb('select_field', 'like', `%"${f}"%`))))
+    .orderBy('id')
     .execute();
   return rows.filter(isLiveSegment);
 }
 
 /** When a segment is next due: REFRESH_EVERY_MS after its last recomputation (now when never). */
-function dueAt(segment: SegmentRow, now: Date): Date {
+function dueAt(segment: Pick<SegmentRow, 'refreshed_at'>, now: Date): Date {
   return segment.refreshed_at === null ? now : new Date(new Date(segment.refreshed_at).getTime() + REFRESH_EVERY_MS);
 }
 
-/** Recomputes the due automation-targeted segments, one transaction each. Returns how many. */
+/**
+ * Recomputes the live segments that came due, one transaction each. A segment another process
+ * recomputed meanwhile (its `refreshed_at` moved) is skipped. Returns how many it recomputed.
+ */
 async function refreshDueSegments(deps: AppDeps, now: Date): Promise<number> {
   let done = 0;
-  for (const segment of await targetedSegments(deps.database.db)) {
+  for (const segment of await liveSegments(deps.database.db)) {
     if (dueAt(segment, now) > now) continue;
-    await deps.database.db.transaction().execute((trx) => refreshEngagementSegments(trx, deps, segment.user_id, [segment.id], now));
-    done++;
+    done += await deps.database.db.transaction().execute(async (trx) => {
+      await lockAccountSegments(trx, segment.user_id);
+      const current = await trx.selectFrom('segments').select('refreshed_at').where('id', '=', segment.id).executeTakeFirst();
+      if (!current || current.refreshed_at !== segment.refreshed_at) return 0;
+      return refreshEngagementSegments(trx, deps, segment.user_id, [segment.id], now);
+    });
   }
   return done;
 }
 
 /**
- * Keeps the segments with engagement conditions that automations target current, at least hourly,
- * so the contacts who join them by the passing of time are enrolled within the hour.
+ * Keeps every live segment current, each at least hourly: its counts and members as the API
+ * shows them, and the enrolments of the automations on it.
  */
 export const liveSegmentsTask: ScheduledTask = {
-  name: 'recompute engagement segments',
+  name: 'recompute live segments',
   run: refreshDueSegments,
   nextDueAt: async (deps, now) => {
-    const dues = (await targetedSegments(deps.database.db)).map((s) => dueAt(s, now));
+    const dues = (await liveSegments(deps.database.db)).map((s) => dueAt(s, now));
     return dues.length === 0 ? null : dues.reduce((a, b) => (a < b ? a : b));
   },
 };

@@ -1,8 +1,10 @@
 import { sql, type Expression } from 'kysely';
+import type { AppDeps } from '../../deps.js';
 import { engineOf, lockAccountSegments } from '../../db/dialect.js';
 import type { ContactTable } from '../../db/types.js';
 import { isoMicros } from '../../util/time.js';
 import { conditionsOf, conditionsSql, fieldCatalogue, type FieldKind } from './segments.conditions.js';
+import { publishMembershipChange } from './segments.changes.js';
 import { customFieldTypes, segmentsOf, segmentsTouching } from './segments.queries.js';
 import type { SegmentRow } from './segments.schema.js';
 import type { Db } from '../../db/index.js';
@@ -157,31 +159,43 @@ export async function refreshSegmentMembers(
 
 /**
  * Keeps segment membership current after contacts are added, updated, imported or deleted, or
- * custom fields change: membership is always the segment's current matches. Call it inside the transaction that made the change.
+ * custom fields change: membership is always the segment's current matches. Call it inside the
+ * transaction that made the change; the segments it recomputed are published there too.
  * `{ contactIds }` refreshes only those contacts in the segments they are in or may enter;
  * `{ contactTypeId }` recomputes the segments of that type; `{ fieldName }` those naming the
  * field; `{}` every segment of the account.
  */
-export async function syncSegmentMembership(db: Db, userId: number, change: ContactsChange, now: Date): Promise<void> {
-  await lockAccountSegments(db, userId);
+export async function syncSegmentMembership(trx: Db, deps: AppDeps, userId: number, change: ContactsChange): Promise<void> {
+  await lockAccountSegments(trx, userId);
+  const now = deps.clock.now();
   const ids = change.contactIds ? [...new Set(change.contactIds)] : undefined;
   if (ids && ids.length === 0) return;
   let segments: SegmentRow[];
-  if (ids) segments = ids.length <= CHUNK ? await segmentsTouching(db, userId, ids) : await segmentsOf(db, userId);
-  else segments = await segmentsOf(db, userId, change.contactTypeId);
+  if (ids) segments = ids.length <= CHUNK ? await segmentsTouching(trx, userId, ids) : await segmentsOf(trx, userId);
+  else segments = await segmentsOf(trx, userId, change.contactTypeId);
   if (change.fieldName !== undefined) segments = segments.filter((s) => parse(s.select_field).includes(change.fieldName!));
   if (segments.length === 0) return;
 
-  const catalogue = await catalogueOf(db, userId);
+  const catalogue = await catalogueOf(trx, userId);
   for (const segment of segments) {
     if (!ids) {
-      await refreshSegmentMembers(db, segment, catalogue, now);
+      await refreshSegmentMembers(trx, segment, catalogue, now);
       continue;
     }
     for (let i = 0; i < ids.length; i += CHUNK) {
-      await refreshSegmentMembers(db, segment, catalogue, now, { contactIds: ids.slice(i, i + CHUNK) });
+      await refreshSegmentMembers(trx, segment, catalogue, now, { contactIds: ids.slice(i, i + CHUNK) });
     }
   }
+  await publishMembershipChange(trx, deps, { userId, segmentIds: segments.map((s) => s.id), contactIds: ids });
+}
+
+/**
+ * Recomputes one segment's members at `now` (the segment as given: a definition just changed) and
+ * publishes the change, in the caller's transaction, under the account's membership lock.
+ */
+export async function recomputeSegment(trx: Db, deps: AppDeps, segment: SegmentRow, now: Date): Promise<void> {
+  await refreshSegmentMembers(trx, segment, await catalogueOf(trx, segment.user_id), now);
+  await publishMembershipChange(trx, deps, { userId: segment.user_id, segmentIds: [segment.id] });
 }
 
 /** One member as delivery needs it: the matched contact's fields, or the hand-added ones. */

@@ -7,9 +7,8 @@ import { messages, Rules, uniqueOr } from '../../http/messages.js';
 import { toId } from '../../http/schemas.js';
 import { parseConditions, arity, type Condition } from './segments.conditions.js';
 import { INVALID_SEND, SINGLE_SEND_FIELD, SINGLE_SEND_OPERATORS } from './segments.engagement.js';
-import { refreshEngagementSegmentsNow } from './segments.live.js';
-import { catalogueOf, definitionCandidates, refreshSegmentMembers } from './segments.membership.js';
-import { enrollJoiners } from '../automations/automations.enroll.js';
+import { publishMembershipChange } from './segments.changes.js';
+import { catalogueOf, definitionCandidates, recomputeSegment, refreshSegmentMembers } from './segments.membership.js';
 import {
   contactTypeExists,
   emailInSegment,
@@ -36,12 +35,11 @@ import {
 } from './segments.schema.js';
 
 /**
- * The list source of the account's segments with `segment_emails_count`; the segments with
- * engagement conditions are recomputed first, so their counts are those of this moment.
+ * The list source of the account's segments with `segment_emails_count`: the members as stored. A
+ * segment with engagement conditions counts those of its last recomputation (segments.live.ts).
  */
-export async function listSegments(deps: AppDeps, userId: number) {
+export function listSegments(deps: AppDeps, userId: number) {
   const { db } = deps.database;
-  await refreshEngagementSegmentsNow(deps, userId);
   return queryListSource(
     () => selectSegmentsWithCounts(db, userId),
     's.id',
@@ -126,6 +124,7 @@ export async function createSegment(deps: AppDeps, userId: number, input: Segmen
     const id = await insertSegment(trx, userId, values, now);
     const row = (await findSegment(trx, userId, id))!;
     await refreshSegmentMembers(trx, row, await catalogueOf(trx, userId), now, { fresh: true });
+    await publishMembershipChange(trx, deps, { userId, segmentIds: [id] });
     return id;
   });
 }
@@ -149,9 +148,7 @@ export async function updateSegment(
     if (!(await findSegment(trx, userId, input.segment_id))) throw new NotFound(RNF);
     const now = deps.clock.now();
     await updateSegmentRow(trx, userId, input.segment_id, values, now);
-    const row = (await findSegment(trx, userId, input.segment_id))!;
-    await refreshSegmentMembers(trx, row, await catalogueOf(trx, userId), now);
-    await enrollJoiners(trx, deps, userId, { segmentId: row.id });
+    await recomputeSegment(trx, deps, (await findSegment(trx, userId, input.segment_id))!, now);
   });
 }
 
@@ -166,14 +163,13 @@ export async function deleteSegment(deps: AppDeps, userId: number, rawId: unknow
 }
 
 /**
- * The list source of a segment's members (`Record not found` for an unknown segment); a segment
- * with engagement conditions is recomputed first, so the list is that of this moment.
+ * The list source of a segment's members as stored (`Record not found` for an unknown segment): a
+ * segment with engagement conditions lists those of its last recomputation (segments.live.ts).
  */
 export async function listSegmentRecipients(deps: AppDeps, userId: number, rawSegmentId: unknown) {
   const { db } = deps.database;
   const id = toId(rawSegmentId);
   if (!id || !(await findSegment(db, userId, id))) throw new NotFound(Rnf);
-  await refreshEngagementSegmentsNow(deps, userId, [id]);
   return queryListSource(
     () => selectRecipients(db, userId, id),
     'r.id',
@@ -207,7 +203,7 @@ export async function addRecipient(deps: AppDeps, userId: number, input: Recipie
         },
         deps.clock.now(),
       );
-      await enrollJoiners(trx, deps, userId, { segmentId: segment!.id });
+      await publishMembershipChange(trx, deps, { userId, segmentIds: [segment!.id] });
       return id;
     }),
   );

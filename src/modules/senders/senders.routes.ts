@@ -74,7 +74,7 @@ export const senderRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/sender/resend-mail',
     {
-      config: { scope: 'senders.write' },
+      config: { scope: 'senders.write', action: true },
       // A GET that changes state: no implicit HEAD route, so a HEAD (a prefetcher, a link checker) mails nothing.
       exposeHeadRoute: false,
       schema: { summary: 'Mail a new verification link', querystring: SenderIdQuery, response: resendResponses },

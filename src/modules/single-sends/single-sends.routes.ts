@@ -65,7 +65,7 @@ export const singleSendRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   // Clients call duplicate with POST or with GET: both work.
   app.route({
-    config: { scope: 'sends.write' },
+    config: { scope: 'sends.write', action: true },
     method: ['GET', 'POST'],
     url: '/single/send/duplicate',
     // A GET that changes state: no implicit HEAD route, so a HEAD (a prefetcher, a link checker) changes nothing.

@@ -22,8 +22,6 @@ import {
   updateSendIfStatus,
 } from './single-sends.queries.js';
 import { countRecipients } from './recipients.js';
-import { refsOf } from '../../delivery/audience.js';
-import { refreshEngagementSegmentsNow } from '../segments/segments.live.js';
 import { checkSingleSend } from './single-sends.rules.js';
 import { copyVariants, countVariants, insertVariants, replaceVariants, selectVariants } from './ab-tests.queries.js';
 import { renumberVariants } from './ab-tests.schema.js';
@@ -166,14 +164,15 @@ export async function updateSingleSend(
   return row!.utr;
 }
 
-/** How many addresses a send of the account would go to if it started now (`Record not found` when not the account's). */
+/**
+ * How many addresses a send of the account would go to if it started now, from the segments'
+ * members as stored (`Record not found` when not the account's). A read changes nothing: a segment
+ * with engagement conditions counts the members of its last recomputation, and the send recomputes
+ * it when it starts.
+ */
 export async function countSingleSendRecipients(deps: AppDeps, userId: number, rawUtr: unknown): Promise<number> {
   const { db } = deps.database;
-  const send = await requireSend(db, userId, rawUtr);
-  // Segments with engagement conditions as of this moment.
-  const refs = [...refsOf(send.recipient_id), ...refsOf(send.exclude_specific_recipient_id)];
-  await refreshEngagementSegmentsNow(deps, userId, [...new Set(refs.filter((r) => r.table === 'segments').map((r) => Number(r.id)))]);
-  return countRecipients(db, send);
+  return countRecipients(db, await requireSend(db, userId, rawUtr));
 }
 
 /** Copies a send (its A/B test too) as a draft (status 0) named `<name> (copy)`, with a fresh utr and no statistics. */

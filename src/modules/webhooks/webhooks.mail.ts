@@ -7,6 +7,7 @@ import { enqueueSystemMail } from '../notifications/notifications.mail.js';
 import { selectNotificationRecipients } from '../notifications/notifications.queries.js';
 import { failPendingDeliveries } from './webhooks.queries.js';
 import type { DisabledEndpoint } from '../../jobs/webhook.queue.js';
+import { maskedUrl } from '../../events/webhooks.address.js';
 
 /** The note to one notification recipient that an endpoint was disabled. */
 export function endpointDisabledMail(
@@ -15,7 +16,7 @@ export function endpointDisabledMail(
   endpoint: DisabledEndpoint,
 ): MailMessage {
   const sentence =
-    `The webhook endpoint ${endpoint.url} (id ${endpoint.id}) has failed every delivery since ${endpoint.failing_since} ` +
+    `The webhook endpoint ${maskedUrl(endpoint.url)} (id ${endpoint.id}) has failed every delivery since ${endpoint.failing_since} ` +
     'and has been disabled. Enable it again (POST /webhooks/endpoints/update with enabled=1) once it answers.';
   return {
     from: systemFrom(config),

@@ -43,8 +43,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/webhooks/endpoints/create',
     {
       schema: { summary: 'Create a webhook endpoint', body: CreateEndpointBody, response: responses(EndpointCreated, 422) },
-      // The secret is shown once: an answer kept for an Idempotency-Key has it as null.
-      config: { scope: 'webhooks.write', deferValidation: true, secretFields: ['secret'] },
+      config: { scope: 'webhooks.write', deferValidation: true },
     },
     async (req) => ok(await createEndpoint(deps, req.userId, req.body, schemaErrors(req))),
   );
@@ -77,7 +76,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/webhooks/endpoints/rotate-secret',
     {
       schema: { summary: "Rotate a webhook endpoint's secret", body: EndpointIdBody, response: responses(SecretRotated, 404, 422) },
-      config: { scope: 'webhooks.write', secretFields: ['secret'] },
+      config: { scope: 'webhooks.write' },
     },
     async (req) => ok({ secret: await rotateSecret(deps, req.userId, req.body.id) }),
   );

@@ -2,15 +2,19 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { Selectable } from 'kysely';
 import type { WebhookEndpointTable } from '../../db/types.js';
 import { EVENT_TYPES } from '../../events/outbox.js';
+import { Secret } from '../../http/secret-fields.js';
 import { Enum, Id, Int, ListMessage, Nullable, Paging, QueryIds, Success, Text, Timestamp } from '../../http/schemas.js';
+import { MASK, maskedUrl } from '../../events/webhooks.address.js';
 
 export type WebhookEndpointRow = Selectable<WebhookEndpointTable>;
+
+/** What stands for a credential in a URL the API shows. */
 
 /** An event name an endpoint can take, or `*` for every one. */
 const EventName = Enum(['*', ...EVENT_TYPES]);
 const Events = Type.Array(EventName, { minItems: 1, maxItems: EVENT_TYPES.length + 1 });
 const Url = Type.String({ maxLength: 2048, description: 'An `http` or `https` URL whose host resolves to public addresses only.' });
-const Secret = Type.String({ description: 'The signing secret: `whsec_` and the base64 of its key (Standard Webhooks).' });
+const SigningSecret = Secret(Type.String({ description: 'The signing secret: `whsec_` and the base64 of its key (Standard Webhooks).' }));
 
 export const CreateEndpointBody = Type.Object({ url: Url, events: Events, description: Type.Optional(Text(255)) });
 export type CreateEndpointInput = Static<typeof CreateEndpointBody>;
@@ -44,7 +48,12 @@ export const EndpointShape = Type.Object(
   {
     id: Type.Integer(),
     user_id: Type.Integer(),
-    url: Type.String(),
+    url: Type.String({
+      description:
+        `The URL as saved, its credentials masked with \`${MASK}\`: the user and password (\`https://${MASK}:${MASK}@host/…\`) and the ` +
+        'values of query parameters named like a secret (`token`, `key`, `secret`, `sig`, `password`, `auth`, `code`…). ' +
+        'Deliveries go to the URL as saved; sending this URL back to `/webhooks/endpoints/update` keeps it as saved.',
+    }),
     events: Type.Array(Type.String(), { description: 'The event names it takes, or `["*"]` for all.' }),
     description: Type.String(),
     enabled: Type.Integer({ minimum: 0, maximum: 1 }),
@@ -60,10 +69,13 @@ export const EndpointShape = Type.Object(
 export const EndpointList = Success(ListMessage('endpoints', EndpointShape), {
   description: "The account's webhook endpoints, newest first.",
 });
-export const EndpointCreated = Success(Type.Object({ id: Type.Integer({ description: "The new endpoint's id." }), secret: Secret }), {
-  description: 'Created; the secret is shown here and on rotation only.',
-});
-export const SecretRotated = Success(Type.Object({ secret: Secret }), {
+export const EndpointCreated = Success(
+  Type.Object({ id: Type.Integer({ description: "The new endpoint's id." }), secret: SigningSecret }),
+  {
+    description: 'Created; the secret is shown here and on rotation only.',
+  },
+);
+export const SecretRotated = Success(Type.Object({ secret: SigningSecret }), {
   description: 'The new secret; deliveries from now on are signed with it only.',
 });
 
@@ -87,12 +99,12 @@ export const DeliveryList = Success(ListMessage('deliveries', AttemptShape), {
   description: "The endpoint's delivery attempts, newest first.",
 });
 
-/** The API shape of an endpoint (never its secret). */
+/** The API shape of an endpoint: never its secret, its URL's credentials masked (`maskedUrl`). */
 export function toEndpoint(row: WebhookEndpointRow) {
   return {
     id: row.id,
     user_id: row.user_id,
-    url: row.url,
+    url: maskedUrl(row.url),
     events: JSON.parse(row.events) as string[],
     description: row.description,
     enabled: row.enabled,

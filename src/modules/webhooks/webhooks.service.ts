@@ -5,7 +5,8 @@ import { queryListSource } from '../../http/list-source.js';
 import { Conflict, NotFound, Rnf, type FieldErrors } from '../../http/errors.js';
 import { messages, Rules } from '../../http/messages.js';
 import { toId } from '../../http/schemas.js';
-import { hostOf, isPublicAddress, PRIVATE_ADDRESS, resolveHost, UNRESOLVED_HOST } from '../../events/webhooks.address.js';
+import { seal, WEBHOOK_SECRET } from '../../util/seal.js';
+import { hostOf, isPublicAddress, maskedUrl, PRIVATE_ADDRESS, resolveHost, UNRESOLVED_HOST } from '../../events/webhooks.address.js';
 import {
   deleteEndpointRow,
   failPendingDeliveries,
@@ -30,6 +31,15 @@ import {
 /** A fresh signing secret in the Standard Webhooks format: `whsec_` and the base64 of 32 random bytes. */
 export function newSecret(): string {
   return `whsec_${randomBytes(32).toString('base64')}`;
+}
+
+/**
+ * A fresh signing secret, as shown (once) and as kept: sealed with the app secret, so a copy of
+ * the database signs nothing without it. The webhook lane opens it to sign.
+ */
+function madeSecret(deps: AppDeps): { shown: string; kept: string } {
+  const shown = newSecret();
+  return { shown, kept: seal(deps.config.appSecret, WEBHOOK_SECRET, shown) };
 }
 
 /**
@@ -74,10 +84,16 @@ export async function createEndpoint(
   const rules = new Rules(schemaFailures);
   await checkUrl(rules, input.url, deps.config.webhooksAllowPrivate);
   rules.done();
-  const secret = newSecret();
-  const values = { user_id: userId, url: input.url, events: eventsText(input.events), description: input.description ?? '', secret };
+  const secret = madeSecret(deps);
+  const values = {
+    user_id: userId,
+    url: input.url,
+    events: eventsText(input.events),
+    description: input.description ?? '',
+    secret: secret.kept,
+  };
   const id = await insertEndpoint(deps.database.db, values, deps.clock.now());
-  return { id, secret };
+  return { id, secret: secret.shown };
 }
 
 async function requireEndpoint(deps: AppDeps, userId: number, rawId: unknown): Promise<WebhookEndpointRow> {
@@ -100,10 +116,12 @@ export async function updateEndpoint(
   const rules = new Rules(schemaFailures);
   const row = rules.failed('id') ? undefined : await findEndpoint(deps.database.db, userId, input.id);
   if (!row && !rules.failed('id')) throw new NotFound(Rnf);
-  await checkUrl(rules, input.url, deps.config.webhooksAllowPrivate);
+  // The URL as the API shows it (credentials masked), sent back by an edit form: the saved one stays.
+  const url = row && input.url === maskedUrl(row.url) ? undefined : input.url;
+  await checkUrl(rules, url, deps.config.webhooksAllowPrivate);
   rules.done();
   const changes: EndpointChanges = {};
-  if (input.url !== undefined) changes.url = input.url;
+  if (url !== undefined) changes.url = url;
   if (input.events !== undefined) changes.events = eventsText(input.events);
   if (input.description !== undefined) changes.description = input.description;
   if (input.enabled !== undefined) changes.enabled = input.enabled;
@@ -123,9 +141,9 @@ export async function deleteEndpoint(deps: AppDeps, userId: number, rawId: unkno
 
 /** Gives an endpoint a new secret and returns it; the old one signs nothing from now on. */
 export async function rotateSecret(deps: AppDeps, userId: number, id: number): Promise<string> {
-  const secret = newSecret();
-  if (!(await updateEndpointRow(deps.database.db, userId, id, { secret }, deps.clock.now()))) throw new NotFound(Rnf);
-  return secret;
+  const secret = madeSecret(deps);
+  if (!(await updateEndpointRow(deps.database.db, userId, id, { secret: secret.kept }, deps.clock.now()))) throw new NotFound(Rnf);
+  return secret.shown;
 }
 
 /** The list source of an endpoint's deliveries log. */

@@ -42,22 +42,37 @@ describe('engagement segments follow the clock', () => {
   });
   after(() => t.close());
 
-  it('a window that slides past the open takes the contact out, and into the complement', async () => {
+  /** One round of the scheduler's recomputation of live segments, at the clock's time. */
+  const recompute = () => liveSegmentsTask.run(t.deps, t.clock.now());
+
+  it('a window that slides past the open takes the contact out, and into the complement, at the next recomputation', async () => {
     assert.deepEqual(await membersOf(t.a, opened), ['ann@example.com']);
     assert.deepEqual(await membersOf(t.a, quiet), ['bob@example.com']);
+    assert.equal(await recompute(), 2, 'both segments are due: never recomputed since they were made');
     t.clock.advance(2 * DAY - SECOND);
+    assert.equal(await recompute(), 2);
     assert.deepEqual(await membersOf(t.a, opened), ['ann@example.com'], 'one second before the window passes the open');
     assert.equal(await countInList(t.a, opened), 1);
     assert.equal(await countOf(t.a, definition(type, [['engagement', 'opened in the last', '7']])), 1);
     t.clock.advance(2 * SECOND);
+    // A definition counted before it is saved is counted at this moment; the saved segments are
+    // read as of their last recomputation, and a read never recomputes them.
+    assert.equal(await countOf(t.a, definition(type, [['engagement', 'opened in the last', '7']])), 0);
+    assert.equal(await countInList(t.a, opened), 1, 'the list shows the last recomputation');
+    assert.deepEqual(await membersOf(t.a, opened), ['ann@example.com']);
+    assert.equal(await recompute(), 0, 'recomputed less than an hour ago');
+    t.clock.advance(HOUR - 2 * SECOND);
+    assert.equal(await recompute(), 2, 'an hour after the last recomputation');
     assert.equal(await countInList(t.a, opened), 0);
     assert.deepEqual(await membersOf(t.a, opened), []);
     assert.deepEqual(await membersOf(t.a, quiet), ['ann@example.com', 'bob@example.com']);
-    assert.equal(await countOf(t.a, definition(type, [['engagement', 'opened in the last', '7']])), 0);
   });
 
-  it('an open a second ago counts at once', async () => {
+  it('an open counts at the next recomputation', async () => {
     await seedMessage(t, { userId: a(), email: 'bob@example.com', kind: 'automation', sentAgo: HOUR, openedAgo: SECOND });
+    assert.equal(await countInList(t.a, opened), 0, 'not before');
+    t.clock.advance(HOUR);
+    await drainQueue(t);
     assert.equal(await countInList(t.a, opened), 1);
     assert.deepEqual(await membersOf(t.a, opened), ['bob@example.com']);
     assert.deepEqual(await membersOf(t.a, quiet), ['ann@example.com']);
@@ -97,14 +112,17 @@ describe('a send to an engagement segment goes to its members when it starts', (
       .replace(/\.(\d{3})Z$/, '.$1000Z');
     await t.database.db.updateTable('mail_messages').set({ last_human_opened_at: at }).where('id', '=', bobMessage).execute();
     t.clock.advance(30 * MINUTE);
+    // The count reads the members as last computed (ann, at the segment's creation): a read recomputes nothing.
     const count = await t.a.get('/single-send/recipients-count', { utr });
     assert.deepEqual(count.body.message, { count: 1 });
+    assert.deepEqual(await membersOf(t.a, segment), ['ann@example.com']);
     await drainQueue(t);
     const messages = await messagesOf(t, utr);
     assert.deepEqual(
       messages.map((m) => [m.email_key, m.state]),
       [['bob@example.com', 'sent']],
     );
+    assert.deepEqual(await membersOf(t.a, segment), ['bob@example.com'], 'the start recomputed the segment');
   });
 });
 

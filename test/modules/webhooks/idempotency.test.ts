@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setup, type Response, type TestContext } from '../../helpers.js';
+import { unseal, WEBHOOK_SECRET } from '../../../src/util/seal.js';
 
 const SECRET = /^whsec_[A-Za-z0-9+/]+={0,2}$/;
 const key = (k: string) => ({ 'idempotency-key': k });
@@ -55,7 +56,7 @@ describe('webhook secrets and idempotency keys', () => {
     assert.equal(again.headers['idempotent-replayed'], 'true');
     assert.deepEqual([again.status, again.body], [200, { status: 'success', message: { secret: null } }]);
     const row = await t.database.db.selectFrom('webhook_endpoints').select('secret').where('id', '=', id).executeTakeFirstOrThrow();
-    assert.equal(row.secret, first.body.message.secret);
+    assert.equal(unseal('test-secret', WEBHOOK_SECRET, row.secret), first.body.message.secret);
   });
 
   it('keeps no secret in the stored answers', async () => {
