@@ -128,6 +128,21 @@ function header(request: FastifyRequest, name: string): string | undefined {
   return s && s.trim() !== '' ? s.trim() : undefined;
 }
 
+/**
+ * The key pair of an `Authorization: Bearer <public key>.<secret key>` header (SendGrid's clients
+ * send their key this way): null without such a header (or with another scheme); empty parts when
+ * the token is not two non-empty parts around a dot. Neither key contains a dot (base64url).
+ */
+function bearerOf(request: FastifyRequest): { publicKey?: string; secretKey?: string } | null {
+  const value = header(request, 'authorization');
+  const match = value && /^bearer(?:\s+(.*))?$/is.exec(value);
+  if (!match) return null;
+  const token = (match[1] ?? '').trim();
+  const dot = token.indexOf('.');
+  if (dot <= 0 || dot === token.length - 1 || /\s/.test(token)) return {};
+  return { publicKey: token.slice(0, dot), secretKey: token.slice(dot + 1) };
+}
+
 /** A remembered key or session: what the database said of it, while the credentials stay unchanged. */
 interface Remembered {
   hash: string;
@@ -149,7 +164,8 @@ function remember<K>(map: Map<K, Remembered>, key: K, entry: Remembered): void {
  * Authenticates every non-public route, sets `request.userId` and `request.principal`, and
  * refuses a caller without the route's scope (403).
  *
- * Keys: the `PublicKey` and `SecretKey` headers. A missing header is a 401 naming it; a wrong pair,
+ * Keys: the `PublicKey` and `SecretKey` headers, or `Authorization: Bearer <public key>.<secret key>`
+ * (the same key; the headers win when both are sent). A missing header is a 401 naming it; a wrong pair,
  * an unknown or revoked key or a disabled account is one 401 text for all, so a caller cannot tell
  * which part was wrong. A key's first request sets its `last_used_at`; later ones move it at most
  * once a minute.
@@ -263,10 +279,11 @@ export function registerAuth(
   app.addHook('onRequest', async (request) => {
     const config = request.routeOptions.config;
     if (config?.public || !request.routeOptions.url) return;
-    const publicKey = header(request, 'publickey');
-    const secretKey = header(request, 'secretkey');
+    const bearer = bearerOf(request);
+    const publicKey = header(request, 'publickey') ?? bearer?.publicKey;
+    const secretKey = header(request, 'secretkey') ?? bearer?.secretKey;
     const cookie = request.cookies?.[SESSION_COOKIE];
-    if (config.sessionOnly || (!publicKey && !secretKey && cookie)) {
+    if (config.sessionOnly || (!publicKey && !secretKey && !bearer && cookie)) {
       if (!cookie) throw new AppError(401, NOT_SIGNED_IN);
       const entry = await bySession(cookie);
       if (!entry) throw new AppError(401, SESSION_ENDED);
@@ -279,6 +296,8 @@ export function registerAuth(
       if (!config.sessionOnly) enforceScope(principal, config.scope);
       return;
     }
+    // A bearer token that is not `<public key>.<secret key>` is a wrong credential, not a missing one.
+    if (bearer && (!publicKey || !secretKey)) throw new AppError(401, INVALID_CREDENTIALS);
     if (!publicKey || !secretKey) {
       const errors: Record<string, string[]> = {};
       if (!publicKey) errors.PublicKey = ['The public key field is required.'];

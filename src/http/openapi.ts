@@ -110,7 +110,8 @@ const FORM_TYPES = ['application/x-www-form-urlencoded', 'multipart/form-data', 
 
 const KEYS_NOTE =
   "Every request carries one of the account's keys as two headers, `PublicKey` and `SecretKey` (both are " +
-  'required; create an account with `npm run accounts:create`, more keys with `POST /keys/create`). Each route needs ' +
+  'required; create an account with `npm run accounts:create`, more keys with `POST /keys/create`), or as one header, ' +
+  '`Authorization: Bearer <public key>.<secret key>`. Each route needs ' +
   'one scope (`x-scope`, and named in its description): a key or person without it gets 403. Routes marked without security ' +
   '(health, metrics, this reference, template images, the sender verification page, the open pixel, the unsubscribe page, the design preview, the bounce intake, the relay webhooks and the sign-up form routes) take none.';
 
@@ -342,6 +343,13 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
         securitySchemes: {
           PublicKey: { type: 'apiKey', in: 'header', name: 'PublicKey', description: "The account's public key (`pk_…`)." },
           SecretKey: { type: 'apiKey', in: 'header', name: 'SecretKey', description: "The account's secret key (`sk_…`); keep it secret." },
+          Bearer: {
+            type: 'http',
+            scheme: 'bearer',
+            description:
+              'The same key in one header, as SendGrid’s clients send theirs: `Authorization: Bearer <public key>.<secret key>` ' +
+              '(`pk_….sk_…`); the same scopes, limits and audit as the two headers.',
+          },
           Session: {
             type: 'apiKey',
             in: 'cookie',
@@ -352,7 +360,7 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
           },
         },
       },
-      security: [{ PublicKey: [], SecretKey: [] }, { Session: [] }],
+      security: [{ PublicKey: [], SecretKey: [] }, { Bearer: [] }, { Session: [] }],
       tags: TAGS.map(({ name, description }) => ({ name, description })),
     },
     transform: documentRoute,

@@ -19,6 +19,7 @@ export const AREAS = [
   'users',
   'keys',
   'audit',
+  'mail',
 ] as const;
 export type Area = (typeof AREAS)[number];
 export type Scope = `${Area}.${'read' | 'write'}`;

@@ -92,7 +92,7 @@ describe('the OpenAPI document', () => {
     assert.equal(doc.components.securitySchemes.SecretKey.name, 'SecretKey');
     assert.equal(doc.components.securitySchemes.Session.in, 'cookie');
     assert.equal(doc.components.securitySchemes.Session.name, 'campaign_session');
-    assert.deepEqual(doc.security, [{ PublicKey: [], SecretKey: [] }, { Session: [] }]);
+    assert.deepEqual(doc.security, [{ PublicKey: [], SecretKey: [] }, { Bearer: [] }, { Session: [] }]);
     for (const [path, ops] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
       for (const [method, op] of Object.entries(ops)) {
         if (PUBLIC.includes(path)) assert.deepEqual(op.security, [], `${method} ${path}`);
