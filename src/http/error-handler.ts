@@ -1,7 +1,9 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifySchemaValidationError } from 'fastify';
-import { AppError, ValidationError } from './errors.js';
+import { AppError, ValidationError, type FieldErrors } from './errors.js';
+import { ScopeRefused } from './principal.js';
+import { sendGridErrors, speaksSendGrid, V3_FORBIDDEN } from './sendgrid.js';
 import { failed } from './envelope.js';
 import { fieldErrorsFromAjv } from './messages.js';
 
@@ -54,8 +56,9 @@ function frameworkText(err: FastifyError): string {
 }
 
 /**
- * The one error path: every failure leaves as `{status:'failed', errors}`, with a text (or field
- * errors) and never a stack trace; only a failure of the service itself is a 500.
+ * The one error path: every failure leaves as `{status:'failed', errors}` (under `/v3/`, as
+ * SendGrid's error list), with a text (or field errors) and never a stack trace; only a failure
+ * of the service itself is a 500.
  */
 export function registerErrorHandling(app: FastifyInstance): void {
   // Schema failures are attached, not thrown, so deferred routes can merge them with their rules.
@@ -72,26 +75,40 @@ export function registerErrorHandling(app: FastifyInstance): void {
   });
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    if (error instanceof AppError) {
-      return reply.code(error.statusCode).headers(error.headers).send(failed(error.errors));
-    }
-    if (error.validation) {
-      return reply.code(422).send(failed(fieldErrorsFromAjv(error.validation)));
-    }
-    if (error.code === 'FST_PROTO_VIOLATION') return reply.code(400).send(failed(RESERVED_PART_NAME));
-    if (isBrokenMultipart(error)) return reply.code(400).send(failed(MALFORMED_MULTIPART));
-    const status = error.statusCode ?? 500;
-    if (status === 429) return reply.code(429).send(failed('Too Many Requests: slow down and retry after the Retry-After seconds.'));
-    if (status >= 400 && status < 500) {
-      // JSON syntax errors and other body parse errors surface here as 400/415/413.
-      const code = error.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || /TOO_LARGE|LIMIT/.test(error.code ?? '') ? 413 : status;
-      return reply.code(code).send(failed(frameworkText(error)));
-    }
-    request.log.error({ err: error }, 'unhandled error');
-    return reply.code(500).send(failed('Internal Server Error'));
+    const [status, errors, headers] = failureOf(error);
+    if (status === 500) request.log.error({ err: error }, 'unhandled error');
+    return answer(request, reply.headers(headers), status, errors, error);
   });
 
-  app.setNotFoundHandler((_request, reply) => reply.code(404).send(failed('Route not found')));
+  app.setNotFoundHandler((request, reply) => answer(request, reply, 404, 'Route not found'));
+}
+
+/** A failure's status, errors (a text or field errors) and headers, whoever raised it. */
+function failureOf(error: FastifyError): [number, string | FieldErrors, Record<string, string>] {
+  if (error instanceof AppError) return [error.statusCode, error.errors, error.headers];
+  if (error.validation) return [422, fieldErrorsFromAjv(error.validation), {}];
+  if (error.code === 'FST_PROTO_VIOLATION') return [400, RESERVED_PART_NAME, {}];
+  if (isBrokenMultipart(error)) return [400, MALFORMED_MULTIPART, {}];
+  const status = error.statusCode ?? 500;
+  if (status === 429) return [429, 'Too Many Requests: slow down and retry after the Retry-After seconds.', {}];
+  if (status >= 400 && status < 500) {
+    // JSON syntax errors and other body parse errors surface here as 400/415/413.
+    const code = error.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || /TOO_LARGE|LIMIT/.test(error.code ?? '') ? 413 : status;
+    return [code, frameworkText(error), {}];
+  }
+  return [500, 'Internal Server Error', {}];
+}
+
+/**
+ * Sends a failure: in the envelope, or, under `/v3/`, as SendGrid's error list (field errors are
+ * a 400 there, as SendGrid answers them; a key without the scope gets SendGrid's 403 text).
+ */
+function answer(request: FastifyRequest, reply: FastifyReply, status: number, errors: string | FieldErrors, error?: Error) {
+  if (!speaksSendGrid(request.url)) return reply.code(status).send(failed(errors));
+  const invalid = status === 422 && (error instanceof ValidationError || !(error instanceof AppError));
+  const code = invalid ? 400 : status;
+  const text = error instanceof ScopeRefused ? V3_FORBIDDEN : errors;
+  return reply.code(code).send(sendGridErrors(code, text, error instanceof AppError ? (error.field ?? null) : null));
 }
 
 /**

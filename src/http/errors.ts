@@ -3,6 +3,8 @@ export type FieldErrors = Record<string, string[]>;
 
 /** A failure the error handler renders as `{status:'failed', errors}` with its HTTP status. */
 export class AppError extends Error {
+  /** The one field a text failure concerns, named in SendGrid's error list under `/v3/` (`Idempotency-Key`). */
+  field?: string;
   constructor(
     readonly statusCode: number,
     readonly errors: string | FieldErrors,

@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from
 import type { Multipart } from '@fastify/multipart';
 import { Type, type TSchema } from '@sinclair/typebox';
 import { AppError, ValidationError } from './errors.js';
+import { SendGridFailure, speaksSendGrid } from './sendgrid.js';
 import { FailedFields } from './schemas.js';
 import type { Database } from '../db/index.js';
 import type { Clock } from '../util/clock.js';
@@ -33,11 +34,17 @@ const KeyReused = Type.Object(
 
 /**
  * A keyed POST's 422 answers: the route's own (field errors: its fields, or a malformed key under
- * the header's name) or the text of a reused key. Set on the route, as it serialises its answers.
+ * the header's name) or the text of a reused key; under `/v3/`, SendGrid's error list. Set on the
+ * route, as it serialises its answers.
  */
 function keyed422(route: RouteOptions): void {
   const response = route.schema?.response as Record<string, TSchema> | undefined;
   if (!response) return;
+  if (speaksSendGrid(route.url)) {
+    const reused = SendGridFailure(`\`${IDEMPOTENCY_KEY}\` reused with another request: \`${KEY_REUSED}\`, field \`${IDEMPOTENCY_KEY}\`.`);
+    route.schema = { ...route.schema, response: { ...response, 422: reused } };
+    return;
+  }
   const own = response['422'] ?? FailedFields;
   route.schema = { ...route.schema, response: { ...response, 422: Type.Union([own, KeyReused], { description: own.description }) } };
 }
@@ -171,7 +178,7 @@ async function claimOrAnswer(store: KeyStore, request: FastifyRequest, reply: Fa
   }
   if (k.streamed) await drainParts(request);
   // A text, like the 409: the header is well formed, it names another request.
-  if (fingerprintOf(k) !== result.done.request_hash) throw new AppError(422, KEY_REUSED);
+  if (fingerprintOf(k) !== result.done.request_hash) throw Object.assign(new AppError(422, KEY_REUSED), { field: IDEMPOTENCY_KEY });
   const headers = JSON.parse(result.done.headers ?? '{}') as Record<string, string>;
   return reply
     .code(result.done.status!)

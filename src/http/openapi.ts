@@ -7,6 +7,7 @@ import { FailedFields, FailedText } from './schemas.js';
 import type { RouteScope } from './scopes.js';
 import { IDEMPOTENCY_KEY, IDEMPOTENT_REPLAYED, KEY_IN_PROGRESS, KEY_INVALID, KEY_REUSED } from './idempotency.js';
 import { isSecret, SECRET_MARK } from './secret-fields.js';
+import { SendGridFailure, speaksSendGrid, V3Forbidden } from './sendgrid.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -175,7 +176,7 @@ const REPLAYED = {
  * and, for each field its answers mark as secret, that a replay has it as null.
  * Copies, never changes, the route's own schemas (they serialise its answers).
  */
-function documentIdempotency(s: Record<string, unknown>): void {
+function documentIdempotency(s: Record<string, unknown>, v3: boolean): void {
   const headers = s.headers as { properties?: object } | undefined;
   s.headers = headers ? { ...headers, properties: { ...headers.properties, ...IDEMPOTENCY_HEADERS.properties } } : IDEMPOTENCY_HEADERS;
   const responses = s.response as Record<string, Record<string, unknown>> | undefined;
@@ -184,6 +185,12 @@ function documentIdempotency(s: Record<string, unknown>): void {
   for (const [code, schema] of Object.entries(responses)) {
     const kept = Number(code) < 500 && !['400', '401', '413', '415', '429'].includes(code);
     out[code] = kept ? { ...withNullSecrets(schema), headers: { ...(schema.headers as object), ...REPLAYED } } : schema;
+  }
+  if (v3) {
+    out['409'] = SendGridFailure(`${IDEMPOTENCY_KEY} in use: \`${KEY_IN_PROGRESS}\``);
+    out['422'] = SendGridFailure(`\`${IDEMPOTENCY_KEY}\` reused with another request (\`${KEY_REUSED}\`), field \`${IDEMPOTENCY_KEY}\`.`);
+    s.response = out;
+    return;
   }
   const inUse = `Or, with \`${IDEMPOTENCY_KEY}\`: \`${KEY_IN_PROGRESS}\``;
   out['409'] = out['409']
@@ -235,13 +242,17 @@ function withNullSecrets(schema: Record<string, unknown>): Record<string, unknow
  * Adds a keyed route's scope to its document: `x-scope`, a sentence in its description, and the 403
  * of a caller without it. A route that needs none says so.
  */
-function documentScope(s: Record<string, unknown>, scope: RouteScope | undefined): void {
+function documentScope(s: Record<string, unknown>, scope: RouteScope | undefined, v3: boolean): void {
   if (scope === undefined) return;
   s['x-scope'] = scope;
   const sentence =
     scope === 'none' ? 'Scope: none (any key or person of the account).' : `Scope: \`${scope}\` (\`write\` includes \`read\`).`;
   s.description = s.description ? `${String(s.description)} ${sentence}` : sentence;
   if (scope === 'none') return;
+  if (v3) {
+    s.response = { ...(s.response as object), 403: V3Forbidden(scope) };
+    return;
+  }
   const forbidden = {
     ...FailedText,
     description: `The key or person lacks the scope \`${scope}\`: \`This key is not allowed to ${scope}.\` (for a person: \`You are not allowed to ${scope}.\`). ${SESSION_403}`,
@@ -289,8 +300,9 @@ function documentRoute({ schema, url, route }: { schema: RouteOptions['schema'];
   else {
     if (route.config?.sessionOnly) documentSessionOnly(s);
     else {
-      documentScope(s, route.config?.scope);
-      if ((Array.isArray(route.method) ? route.method : [route.method]).includes('POST')) documentIdempotency(s);
+      const v3 = speaksSendGrid(url);
+      documentScope(s, route.config?.scope, v3);
+      if ((Array.isArray(route.method) ? route.method : [route.method]).includes('POST')) documentIdempotency(s, v3);
     }
   }
   if (!s.tags) {
@@ -336,7 +348,8 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
         description:
           'A self-hostable email campaign service. Requests send form fields (urlencoded or multipart; JSON with the ' +
           'same names works too); every answer is JSON in one envelope: `{"status":"success","message":…}` or ' +
-          '`{"status":"failed","errors":…}`. ' +
+          '`{"status":"failed","errors":…}`. Routes under `/v3/` speak SendGrid\'s v3 interface instead (JSON bodies, its ' +
+          'statuses, failures as `{"errors":[{"message","field","help"}]}`). ' +
           KEYS_NOTE,
       },
       components: {

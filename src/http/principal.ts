@@ -35,9 +35,16 @@ export function keyGrant(stored: string): Grant {
   }
 }
 
+/** The 403 of a caller without the route's scope (a class of its own: `/v3/` answers it with SendGrid's text). */
+export class ScopeRefused extends AppError {
+  constructor(actor: Actor, scope: string) {
+    super(403, `${actor.type === 'key' ? 'This key is' : 'You are'} not allowed to ${scope}.`);
+  }
+}
+
 /** The 403 of a caller without the route's scope. */
 export function notAllowed(actor: Actor, scope: string): AppError {
-  return new AppError(403, `${actor.type === 'key' ? 'This key is' : 'You are'} not allowed to ${scope}.`);
+  return new ScopeRefused(actor, scope);
 }
 
 /**
