@@ -748,6 +748,37 @@ export interface DesignTable {
   updated_at: string;
 }
 
+export interface TransactionalTemplateTable {
+  id: Generated<number>;
+  user_id: number;
+  /** `d-` and 32 hexadecimal digits: the id the API shows. */
+  public_id: string;
+  name: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface TransactionalTemplateVersionTable {
+  id: Generated<number>;
+  user_id: number;
+  template_id: number;
+  /** A UUID: the id the API shows. */
+  public_id: string;
+  name: string;
+  subject: string;
+  html_content: string;
+  plain_content: string;
+  generate_plain_content: number;
+  /** `code` or `design` (SendGrid's editors; both are kept as given). */
+  editor: string;
+  /** Example `dynamic_template_data`, as JSON text, for previews. */
+  test_data: string | null;
+  /** 1 for the template's one active version. */
+  active: number;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface DB {
   accounts: AccountTable;
   api_keys: ApiKeyTable;
@@ -793,4 +824,6 @@ export interface DB {
   erased_addresses: ErasedAddressTable;
   idempotency_keys: IdempotencyKeyTable;
   designs: DesignTable;
+  transactional_templates: TransactionalTemplateTable;
+  transactional_template_versions: TransactionalTemplateVersionTable;
 }

@@ -74,6 +74,12 @@ const TAGS: Array<{ name: string; description: string; prefixes: string[] }> = [
     description: 'Where mail goes; without an SMTP server, the newest mails written to the outbox folder.',
     prefixes: ['/outbox'],
   },
+  {
+    name: 'Transactional templates',
+    description:
+      "SendGrid's v3 dynamic templates and their versions (Handlebars), in SendGrid's shapes: its clients work with only their base URL changed. Failures under `/v3/` are SendGrid's error lists.",
+    prefixes: ['/v3/templates'],
+  },
   { name: 'API keys', description: "The account's keys: named, scoped, revocable at once.", prefixes: ['/keys'] },
   {
     name: 'People and sessions',

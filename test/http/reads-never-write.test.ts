@@ -90,7 +90,12 @@ describe('no GET route writes', () => {
   let consoleDir: string;
   let owner: Client;
   let doc: { paths: Record<string, { get?: Operation }> };
-  const values: { query: Record<string, unknown>; byPath: Record<string, Record<string, unknown>>; path: Record<string, string> } = {
+  const values: {
+    query: Record<string, unknown>;
+    byPath: Record<string, Record<string, unknown>>;
+    /** A path's one parameter, or its parameters by name. */
+    path: Record<string, string | Record<string, string>>;
+  } = {
     query: {},
     byPath: {},
     path: {},
@@ -123,6 +128,13 @@ describe('no GET route writes', () => {
     assert.equal((await a.post('/notification-recipient/save', { email_address: 'boss@example.com', email_owner: 'Boss' })).status, 200);
     const design = await a.post('/designs/create', { name: 'Spring', template_json: mjmlText('Hello ((first_name))') });
     assert.equal(design.status, 200, design.text);
+    // A transactional template with a version.
+    const txTemplate = await a.request('POST', '/v3/templates', { json: { name: 'Reset', generation: 'dynamic' } });
+    assert.equal(txTemplate.status, 201, txTemplate.text);
+    const txVersion = await a.request('POST', `/v3/templates/${txTemplate.body.id}/versions`, {
+      json: { name: 'v1', subject: 'Reset {{name}}', html_content: '<p>Hi {{name}}</p>' },
+    });
+    assert.equal(txVersion.status, 201, txVersion.text);
 
     // A sent single send, with a tracked link; Ann opened it a little less than 30 days ago.
     const base = { sender, group: news, type };
@@ -236,6 +248,8 @@ describe('no GET route writes', () => {
       '/u/{token}': links.unsubscribeToken(ann.id),
       '/designs/{utr}': email.utr,
       '/subscribe/confirm/{token}': link(/\/subscribe\/confirm\/(\S+)/),
+      '/v3/templates/{template_id}': txTemplate.body.id,
+      '/v3/templates/{template_id}/versions/{version_id}': { template_id: txTemplate.body.id, version_id: txVersion.body.id },
     };
     doc = t.app.swagger() as typeof doc;
   });
@@ -250,7 +264,8 @@ describe('no GET route writes', () => {
     const query: Record<string, unknown> = {};
     for (const p of op.parameters ?? []) {
       if (p.in === 'path') {
-        const v = values.path[path];
+        const entry = values.path[path];
+        const v = typeof entry === 'object' ? entry[p.name] : entry;
         assert.ok(v !== undefined, `GET ${path}: no value for its path parameter ${p.name}: give it one in this test`);
         url = url.replace(`{${p.name}}`, encodeURIComponent(v));
       } else if (p.in === 'query') {
