@@ -235,6 +235,18 @@ describe('people and access in the console', { skip: skipWithoutChromium }, () =
     await page.getByRole('button', { name: 'Copy secret key' }).click();
     await status(page, 'Secret key copied.');
     assert.equal(await page.evaluate(() => navigator.clipboard.readText()), secret);
+    // The bearer form of the same key, and a curl call with it on a route its scope allows.
+    assert.equal(await page.locator('#made-bearer').textContent(), `${publicKey}.${secret}`);
+    await page.getByRole('button', { name: 'Copy curl example' }).click();
+    await status(page, 'Curl example copied.');
+    const curl = await page.evaluate(() => navigator.clipboard.readText());
+    assert.equal(curl, `curl '${h.base}/contacts-type' \\\n  -H 'Authorization: Bearer ${publicKey}.${secret}'`);
+    const bearer = await h.t.app.inject({
+      method: 'GET',
+      url: '/contacts-type',
+      headers: { authorization: `Bearer ${publicKey}.${secret}` },
+    });
+    assert.equal(bearer.statusCode, 200);
     await check(page, 'access-keys');
 
     // The key works within its scopes only, and its use shows.
