@@ -115,6 +115,12 @@ export function blockDepth(source: string): number {
   return max;
 }
 
+/** A parser's message in one line: where (its first line) and what it expected (its last), without the source excerpt between. */
+function firstAndLast(message: string): string {
+  const lines = message.split('\n').filter((l) => l.trim() !== '');
+  return lines.length > 1 ? `${lines[0]} ${lines[lines.length - 1]}` : (lines[0] ?? '');
+}
+
 /** Why a template part does not compile (a text naming the line), or null when it does. */
 export function templateProblem(source: string): string | null {
   if (source.length > MAX_TEMPLATE_CHARS) return `The template is longer than ${MAX_TEMPLATE_CHARS} characters.`;
@@ -125,7 +131,7 @@ export function templateProblem(source: string): string | null {
     env.precompile(source, compileOptions(true));
     return null;
   } catch (err) {
-    return `The template is not valid Handlebars: ${String((err as Error).message).split('\n')[0]}`;
+    return `The template is not valid Handlebars: ${firstAndLast(String((err as Error).message))}`;
   }
 }
 
