@@ -29,6 +29,7 @@ import * as m026 from './migrations/026_keys_audit.js';
 import * as m027 from './migrations/027_people.js';
 import * as m028 from './migrations/028_ab_tests.js';
 import * as m029 from './migrations/029_access_chains.js';
+import * as m034 from './migrations/034_media.js';
 import { sealWebhookSecrets } from './migrations/030_sealed_webhook_secrets.js';
 
 /**
@@ -66,6 +67,7 @@ const migrationsWith = (appSecret?: string): Record<string, Migration> => ({
   '028_ab_tests': m028,
   '029_access_chains': m029,
   '030_sealed_webhook_secrets': sealWebhookSecrets(appSecret),
+  '034_media': m034,
 });
 
 const providerWith = (appSecret?: string): MigrationProvider => ({ getMigrations: async () => migrationsWith(appSecret) });

@@ -748,6 +748,27 @@ export interface DesignTable {
   updated_at: string;
 }
 
+/** An image of the media library (see migration 034): the cleaned image and its thumbnail, as bytes. */
+export interface MediaTable {
+  id: Generated<number>;
+  user_id: number;
+  /** The unguessable part of its public URLs. */
+  token: string;
+  filename: string;
+  content_type: string;
+  size: number;
+  width: number;
+  height: number;
+  /** 1 for a still image; the number of frames of an animation. */
+  frames: number;
+  etag: string;
+  data: Buffer;
+  thumb_type: string;
+  thumb_size: number;
+  thumb: Buffer;
+  created_at: string;
+}
+
 export interface DB {
   accounts: AccountTable;
   api_keys: ApiKeyTable;
@@ -793,4 +814,5 @@ export interface DB {
   erased_addresses: ErasedAddressTable;
   idempotency_keys: IdempotencyKeyTable;
   designs: DesignTable;
+  media: MediaTable;
 }

@@ -24,6 +24,7 @@ import { person } from '../modules/access/sessions.helpers.js';
 import { createSend, group, sendForm, sendRow, typeWith, verifiedSender, type SendsContext } from '../modules/single-sends.helpers.js';
 import { createEndpoint, emit } from '../modules/webhooks.helpers.js';
 import { mjmlText } from '../support/designs.js';
+import { stillImage, uploadImage } from '../modules/media.helpers.js';
 
 /** GET routes that may write, each with why: the original interface defines them as actions, or recording is their purpose. */
 const ACTIONS: Record<string, string> = {
@@ -123,6 +124,9 @@ describe('no GET route writes', () => {
     assert.equal((await a.post('/notification-recipient/save', { email_address: 'boss@example.com', email_owner: 'Boss' })).status, 200);
     const design = await a.post('/designs/create', { name: 'Spring', template_json: mjmlText('Hello ((first_name))') });
     assert.equal(design.status, 200, design.text);
+    const image = await uploadImage(a, await stillImage('png', 20, 20), 'logo.png');
+    assert.equal(image.status, 200, image.text);
+    const imageToken = new URL(image.body.message.media.url).pathname.split('/')[2];
 
     // A sent single send, with a tracked link; Ann opened it a little less than 30 days ago.
     const base = { sender, group: news, type };
@@ -223,6 +227,7 @@ describe('no GET route writes', () => {
       '/unsubscribes-groups/details': { id: news },
       '/forms/details': { id: form.body.id },
       '/designs/details': { id: design.body.id },
+      '/media/details': { id: image.body.message.media.id },
       '/sender/resend-mail': { sender_id: unverified.body.id },
     };
     for (const p of ['/automations', '/automations/details', '/automations/stats', '/automations/schedule', '/automations/duplicate'])
@@ -235,6 +240,9 @@ describe('no GET route writes', () => {
       '/t/click/{token}': links.trapUrl(ann.id).split('/t/click/')[1],
       '/u/{token}': links.unsubscribeToken(ann.id),
       '/designs/{utr}': email.utr,
+      // One value fills every parameter of a path: the file name may be anything.
+      '/media/{token}/{file}': imageToken,
+      '/media/{token}/thumb/{file}': imageToken,
       '/subscribe/confirm/{token}': link(/\/subscribe\/confirm\/(\S+)/),
     };
     doc = t.app.swagger() as typeof doc;
