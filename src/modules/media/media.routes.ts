@@ -3,6 +3,7 @@ import { ok } from '../../http/envelope.js';
 import { sendList } from '../../http/list.js';
 import { OkText, responses } from '../../http/schemas.js';
 import { MediaCache } from './media.cache.js';
+import { Slots } from './media.slots.js';
 import { mediaPublicRoutes } from './media.public.routes.js';
 import { ListMediaQuery, MediaDetails, MediaIdQuery, MediaList, MediaUploaded, UploadMediaBody } from './media.schema.js';
 import { getMedia, listMedia, removeMedia, uploadMedia } from './media.service.js';
@@ -12,6 +13,9 @@ const tags = ['Media'];
 
 /** How long a cached image is served before the database is asked whether it still exists. */
 const RECHECK_MS = 60_000;
+
+/** Uploads read into memory at once in this process (each at most `MAX_MEDIA_MB`). */
+const readers = new Slots(4);
 
 /** `/media…` endpoints: the account's image library, and the images' public URLs (docs/media.md). */
 export const mediaRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -34,8 +38,9 @@ export const mediaRoutes: FastifyPluginAsyncTypebox = async (app) => {
       preParsing: refuseHugeBodies(deps.config.maxMediaBytes),
     },
     async (req) => {
-      const upload = await receiveImage(req, deps.config.maxMediaBytes);
-      return ok({ media: await uploadMedia(deps, req.userId, upload) });
+      // Read only when a slot is free: a burst of uploads waits unread rather than all in memory.
+      const media = await readers.run(async () => uploadMedia(deps, req.userId, await receiveImage(req, deps.config.maxMediaBytes)));
+      return ok({ media });
     },
   );
 

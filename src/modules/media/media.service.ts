@@ -9,26 +9,12 @@ import { cleanImage, FORMATS, safeName, type CleanImage } from './media.image.js
 import { deleteMediaRow, findMedia, findMediaUses, insertMedia, mediaBytesUsed, selectMedia, type MediaUse } from './media.queries.js';
 import { toMedia, type Media, type MediaRow } from './media.schema.js';
 import type { MediaUpload } from './media.upload.js';
+import { Slots } from './media.slots.js';
 
 export const QUOTA_MESSAGE = 'The media library is full.';
 
 /** Images decoded at once in this process; the others wait their turn (holding only their upload). */
-const DECODERS = 2;
-let decoding = 0;
-const waiting: Array<() => void> = [];
-
-/** Runs `work` when one of the DECODERS is free: a burst of uploads cannot decode 50 photos at once. */
-async function oneAtATime<T>(work: () => Promise<T>): Promise<T> {
-  if (decoding >= DECODERS) await new Promise<void>((resolve) => waiting.push(resolve));
-  else decoding++;
-  try {
-    return await work();
-  } finally {
-    const next = waiting.shift();
-    if (next) next();
-    else decoding--;
-  }
-}
+const decoders = new Slots(2);
 
 /** The list source of the account's images. */
 export function listMedia(deps: AppDeps, userId: number) {
@@ -48,7 +34,7 @@ export async function uploadMedia(deps: AppDeps, userId: number, upload: MediaUp
   const quota = deps.config.mediaQuotaBytes;
   // Refused before the work when the bytes sent alone could not fit.
   if ((await mediaBytesUsed(db, userId)) + upload.bytes.length > quota) throw new ValidationError({ file: [QUOTA_MESSAGE] });
-  const image: CleanImage = await oneAtATime(() => cleanImage(upload.bytes));
+  const image: CleanImage = await decoders.run(() => cleanImage(upload.bytes));
   const row = {
     user_id: userId,
     token: randomBytes(12).toString('hex'),
