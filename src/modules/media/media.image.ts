@@ -83,7 +83,9 @@ function encode(pipeline: Sharp, format: Format): Sharp {
 export async function cleanImage(bytes: Buffer): Promise<CleanImage> {
   const sniffed = sniffFormat(bytes);
   if (!sniffed) throw refuse(TYPE_MESSAGE);
-  const options = { limitInputPixels: MAX_SIDE * MAX_SIDE, failOn: 'warning' as const };
+  // Sequential reading (sharp's default, kept explicit) lets libvips stream a still image through
+  // decode and encode in strips instead of holding it whole (a 12-megapixel photo is 36 MB of pixels).
+  const options = { limitInputPixels: MAX_SIDE * MAX_SIDE, failOn: 'warning' as const, sequentialRead: true };
   let meta: Metadata;
   try {
     // The header only (no pixel is decoded), read without the pixel bound so that an oversized

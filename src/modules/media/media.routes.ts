@@ -15,7 +15,7 @@ const tags = ['Media'];
 const RECHECK_MS = 60_000;
 
 /** Uploads read into memory at once in this process (each at most `MAX_MEDIA_MB`). */
-const readers = new Slots(4);
+const readers = new Slots(3);
 
 /** `/media…` endpoints: the account's image library, and the images' public URLs (docs/media.md). */
 export const mediaRoutes: FastifyPluginAsyncTypebox = async (app) => {

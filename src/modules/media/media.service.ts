@@ -13,8 +13,8 @@ import { Slots } from './media.slots.js';
 
 export const QUOTA_MESSAGE = 'The media library is full.';
 
-/** Images decoded at once in this process; the others wait their turn (holding only their upload). */
-const decoders = new Slots(2);
+/** Images decoded at once in this process (one: a photo's pixels are the bulk of an upload's memory). */
+const decoders = new Slots(1);
 
 /** The list source of the account's images. */
 export function listMedia(deps: AppDeps, userId: number) {
