@@ -376,7 +376,17 @@ describe('people and access in the console', { skip: skipWithoutChromium }, () =
     const { context, page, problems } = await h.open();
     await signInAs(page, viewer.email);
     const navLinks = await page.getByRole('navigation', { name: 'Main' }).getByRole('link').allTextContents();
-    assert.deepEqual(navLinks, ['Overview', 'Contacts', 'Segments', 'Designs', 'Single sends', 'Automations', 'Settings', 'My account']);
+    assert.deepEqual(navLinks, [
+      'Overview',
+      'Contacts',
+      'Segments',
+      'Designs',
+      'Media',
+      'Single sends',
+      'Automations',
+      'Settings',
+      'My account',
+    ]);
 
     const pages: Array<[path: string, shows: string]> = [
       ['/', 'Overview'],
