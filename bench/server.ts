@@ -6,9 +6,12 @@
  * `GET /bench/contacts-page-no-total` (a contact list page without its total). With BENCH_WORKER=1
  * it also runs the job runner's scheduler and mail lanes in the process, as `npm start` does
  * (transport from SMTP_URL), and prints `BENCH_WORKER {"inFlightWindow":…}`; with BENCH_WEBHOOKS=1
- * the webhook lane. Keeping this here leaves src/ free of bench hooks.
+ * the webhook lane; with BENCH_STATIC_DIR=<folder> a static-file route `GET /bench/static/<file>`
+ * (@fastify/static, the files of that folder; bench:media's baseline). Keeping this here leaves
+ * src/ free of bench hooks.
  * Prints `BENCH_READY <url>` on stdout once it listens (PORT=0 picks a free port).
  */
+import fastifyStatic from '@fastify/static';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { createDb } from '../src/db/index.js';
@@ -54,6 +57,22 @@ async function main(): Promise<void> {
         count: async () => 0,
       }),
     );
+  }
+  if (process.env.BENCH_STATIC_DIR) {
+    // A static file server as a CDN origin or nginx would be: the same immutable cache header, an ETag.
+    await app.register(async (scoped) => {
+      // Public, as the media URLs are: no keys.
+      scoped.addHook('onRoute', (route) => {
+        route.config = { ...route.config, public: true };
+      });
+      await scoped.register(fastifyStatic, {
+        root: process.env.BENCH_STATIC_DIR!,
+        prefix: '/bench/static/',
+        immutable: true,
+        maxAge: '365d',
+        decorateReply: false,
+      });
+    });
   }
   const url = await app.listen({ port: config.port, host: config.host });
   const lanes: LaneName[] = [

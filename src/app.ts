@@ -57,6 +57,7 @@ import { overviewRoutes } from './modules/overview/overview.routes.js';
 import { outboxRoutes } from './modules/outbox/outbox.routes.js';
 import { designRoutes } from './modules/designs/designs.routes.js';
 import { transactionalTemplateRoutes } from './modules/transactional/templates.routes.js';
+import { mediaRoutes } from './modules/media/media.routes.js';
 import { createMetricsRegistry, registerMetrics } from './ops/metrics.js';
 import { registerRequestLog } from './ops/request-log.js';
 
@@ -177,6 +178,7 @@ export async function buildApp(deps: AppInput): Promise<App> {
   await app.register(subscribeRoutes);
   await app.register(designRoutes);
   await app.register(transactionalTemplateRoutes);
+  await app.register(mediaRoutes);
   await app.register(keyRoutes);
   await app.register(auditRoutes);
   await app.register(userRoutes);

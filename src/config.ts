@@ -24,6 +24,12 @@ export interface Config {
   /** Requests per minute per account; 0 turns rate limiting off. */
   readonly rateLimitPerMinute: number;
   readonly maxCsvBytes: number;
+  /** The largest image the media library takes (`MAX_MEDIA_MB`, 5). */
+  readonly maxMediaBytes: number;
+  /** What each account's media library may hold in all (`MEDIA_QUOTA_MB`, 500). */
+  readonly mediaQuotaBytes: number;
+  /** The in-process cache of served images (`MEDIA_CACHE_MB`, 32; 0: none). */
+  readonly mediaCacheBytes: number;
   readonly logLevel: string;
   /** When set, `GET /metrics` requires `Authorization: Bearer <token>`; open otherwise. */
   readonly metricsToken: string | null;
@@ -209,6 +215,9 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
     rateLimitPerMinute: intFrom(env, 'RATE_LIMIT_PER_MINUTE', 600),
     maxCsvBytes: intFrom(env, 'MAX_CSV_MB', 50) * 1024 * 1024,
+    maxMediaBytes: Math.floor(intFrom(env, 'MAX_MEDIA_MB', 5) * 1024 * 1024),
+    mediaQuotaBytes: Math.floor(intFrom(env, 'MEDIA_QUOTA_MB', 500) * 1024 * 1024),
+    mediaCacheBytes: Math.floor(intFrom(env, 'MEDIA_CACHE_MB', 32) * 1024 * 1024),
     logLevel: env.LOG_LEVEL ?? 'info',
     metricsToken: env.METRICS_TOKEN || null,
     bounceAddress: env.BOUNCE_ADDRESS || null,

@@ -26,6 +26,19 @@ export function withId<T extends { addColumn: (...a: any[]) => T }>(engine: Engi
     : table.addColumn('id', 'integer', (c: ColumnDefinitionBuilder) => c.primaryKey().autoIncrement());
 }
 
+/** The column type of raw bytes: `bytea` on PostgreSQL, `blob` on SQLite (both read back as a Buffer). */
+export function binaryType(engine: Engine): 'bytea' | 'blob' {
+  return engine === 'postgres' ? 'bytea' : 'blob';
+}
+
+/**
+ * Serialises the media uploads of one account until the transaction ends (PostgreSQL advisory
+ * lock; SQLite has a single writer already), so two concurrent uploads cannot both pass the quota.
+ */
+export async function lockAccountMedia(db: Kysely<any> | Transaction<any>, userId: number): Promise<void> {
+  if (engineOf(db) === 'postgres') await sql`select pg_advisory_xact_lock(34, ${userId}::int)`.execute(db);
+}
+
 /** The text value of key `name` inside a JSON text column (null when absent). */
 export function jsonText(engine: Engine, column: string, name: string): RawBuilder<string | null> {
   return engine === 'postgres'

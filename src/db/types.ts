@@ -779,6 +779,27 @@ export interface TransactionalTemplateVersionTable {
   updated_at: string;
 }
 
+/** An image of the media library (see migration 034): the cleaned image and its thumbnail, as bytes. */
+export interface MediaTable {
+  id: Generated<number>;
+  user_id: number;
+  /** The unguessable part of its public URLs. */
+  token: string;
+  filename: string;
+  content_type: string;
+  size: number;
+  width: number;
+  height: number;
+  /** 1 for a still image; the number of frames of an animation. */
+  frames: number;
+  etag: string;
+  data: Buffer;
+  thumb_type: string;
+  thumb_size: number;
+  thumb: Buffer;
+  created_at: string;
+}
+
 export interface DB {
   accounts: AccountTable;
   api_keys: ApiKeyTable;
@@ -826,4 +847,5 @@ export interface DB {
   designs: DesignTable;
   transactional_templates: TransactionalTemplateTable;
   transactional_template_versions: TransactionalTemplateVersionTable;
+  media: MediaTable;
 }

@@ -393,6 +393,7 @@ describe('people and access in the console', { skip: skipWithoutChromium }, () =
       'Contacts',
       'Segments',
       'Designs',
+      'Media',
       'Single sends',
       'Automations',
       'Settings',

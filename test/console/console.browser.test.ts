@@ -10,7 +10,7 @@ import { gzipSync } from 'node:zlib';
 import { make, type TestContext } from '../helpers.js';
 import { skipWithoutChromium, startConsole, type ConsoleHarness } from './browser.js';
 
-const SECTIONS = ['Overview', 'Contacts', 'Segments', 'Designs', 'Single sends', 'Automations', 'Settings'];
+const SECTIONS = ['Overview', 'Contacts', 'Segments', 'Designs', 'Media', 'Single sends', 'Automations', 'Settings'];
 
 describe('the console in chromium', { skip: skipWithoutChromium }, () => {
   let h: ConsoleHarness;

@@ -8,6 +8,8 @@ const PUBLIC = [
   '/openapi.json',
   '/docs',
   '/images/templates/{file}',
+  '/media/{token}/{file}',
+  '/media/{token}/thumb/{file}',
   '/sender/verify',
   '/t/open/{token}.gif',
   '/t/click/{token}',

@@ -24,6 +24,7 @@ import { person } from '../modules/access/sessions.helpers.js';
 import { createSend, group, sendForm, sendRow, typeWith, verifiedSender, type SendsContext } from '../modules/single-sends.helpers.js';
 import { createEndpoint, emit } from '../modules/webhooks.helpers.js';
 import { mjmlText } from '../support/designs.js';
+import { stillImage, uploadImage } from '../modules/media.helpers.js';
 
 /** GET routes that may write, each with why: the original interface defines them as actions, or recording is their purpose. */
 const ACTIONS: Record<string, string> = {
@@ -135,6 +136,9 @@ describe('no GET route writes', () => {
       json: { name: 'v1', subject: 'Reset {{name}}', html_content: '<p>Hi {{name}}</p>' },
     });
     assert.equal(txVersion.status, 201, txVersion.text);
+    const image = await uploadImage(a, await stillImage('png', 20, 20), 'logo.png');
+    assert.equal(image.status, 200, image.text);
+    const imageToken = new URL(image.body.message.media.url).pathname.split('/')[2];
 
     // A sent single send, with a tracked link; Ann opened it a little less than 30 days ago.
     const base = { sender, group: news, type };
@@ -235,6 +239,7 @@ describe('no GET route writes', () => {
       '/unsubscribes-groups/details': { id: news },
       '/forms/details': { id: form.body.id },
       '/designs/details': { id: design.body.id },
+      '/media/details': { id: image.body.message.media.id },
       '/sender/resend-mail': { sender_id: unverified.body.id },
     };
     for (const p of ['/automations', '/automations/details', '/automations/stats', '/automations/schedule', '/automations/duplicate'])
@@ -247,6 +252,9 @@ describe('no GET route writes', () => {
       '/t/click/{token}': links.trapUrl(ann.id).split('/t/click/')[1],
       '/u/{token}': links.unsubscribeToken(ann.id),
       '/designs/{utr}': email.utr,
+      // One value fills every parameter of a path: the file name may be anything.
+      '/media/{token}/{file}': imageToken,
+      '/media/{token}/thumb/{file}': imageToken,
       '/subscribe/confirm/{token}': link(/\/subscribe\/confirm\/(\S+)/),
       '/v3/templates/{template_id}': txTemplate.body.id,
       '/v3/templates/{template_id}/versions/{version_id}': { template_id: txTemplate.body.id, version_id: txVersion.body.id },

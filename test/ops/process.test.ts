@@ -94,6 +94,8 @@ describe('the service as a process (compiled, started by npm)', () => {
       const cmdline = readFileSync(`/proc/${serverPid}/cmdline`, 'utf8').split('\0').filter(Boolean);
       // The heap bound of docs/operations.md, then the compiled entry: no loader.
       assert.deepEqual(cmdline.slice(1), ['--max-old-space-size=128', 'dist/main.js'], 'plain node on the compiled entry, no loader');
+      // glibc's arenas bounded (docs/operations.md): `env` set it, then replaced itself with node.
+      assert.ok(readFileSync(`/proc/${serverPid}/environ`, 'utf8').split('\0').includes('MALLOC_ARENA_MAX=2'));
 
       const created = await run('npm', ['run', '--silent', 'accounts:create', '--', '--name', 'Via npm'], env);
       assert.equal(created.code, 0, created.stderr);

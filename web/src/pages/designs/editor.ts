@@ -18,6 +18,29 @@ export const DEVICES = [
 ] as const;
 export type DeviceId = (typeof DEVICES)[number]['id'];
 
+/** An image of the media library, as the asset manager shows it. */
+export interface LibraryImage {
+  /** Its public URL: what goes into the design. */
+  src: string;
+  name: string;
+  width: number;
+  height: number;
+}
+
+/**
+ * The account's media library, for the asset manager: `list` fills it when it opens, `upload`
+ * takes a dropped or chosen file (and answers the stored image, or throws the service's refusal),
+ * `onError` shows a refusal. Without it (a person who may only read designs) nothing is uploaded.
+ */
+export interface MediaLibrary {
+  list(): Promise<LibraryImage[]>;
+  upload?: (file: File) => Promise<LibraryImage>;
+  onError(message: string): void;
+}
+
+/** An asset of the library as GrapesJS takes it. */
+const assetOf = (image: LibraryImage) => ({ type: 'image', src: image.src, name: image.name, width: image.width, height: image.height });
+
 export interface DesignEditor {
   /** The design as MJML text. */
   mjml(): string;
@@ -30,6 +53,8 @@ export interface DesignEditor {
   selectedAddresses(): SelectedAddresses | null;
   /** Sets the selected button's or image's link (`href`) or image (`src`) address. */
   setAddress(name: 'href' | 'src', value: string): void;
+  /** Opens the media library to choose the selected image's picture (upload included). */
+  pickImage(): void;
   /** Calls `listener` whenever the selection changes. */
   onSelect(listener: () => void): void;
   /** Every link of the design: buttons, linked images and the links inside texts, in order. */
@@ -115,7 +140,13 @@ function keyboardBlocks(container: HTMLElement): void {
 }
 
 /** Starts the editor in `container` on the MJML text `mjml`; the block tiles go into `blocks`. */
-export async function createEditor(opts: { container: HTMLElement; blocks: HTMLElement; mjml: string }): Promise<DesignEditor> {
+export async function createEditor(opts: {
+  container: HTMLElement;
+  blocks: HTMLElement;
+  mjml: string;
+  media?: MediaLibrary;
+}): Promise<DesignEditor> {
+  const { media } = opts;
   const [{ default: grapesjs }, { default: mjmlPlugin }] = await Promise.all([import('grapesjs'), import('grapesjs-mjml')]);
   const editor: Editor = grapesjs.init({
     container: opts.container,
@@ -132,7 +163,17 @@ export async function createEditor(opts: { container: HTMLElement; blocks: HTMLE
     // The head (default attributes, styles) is no part of the mail's body: grapesjs-mjml would draw
     // its default-attribute elements (an empty text, section and button) at the top of the canvas.
     protectedCss: '* { box-sizing: border-box; } body { margin: 0; } [data-gjs-type="mj-head"] { display: none !important; }',
-    assetManager: { upload: false, assets: [] },
+    // The media library: uploads go to the service (never embedded as base64), one file a request.
+    assetManager: {
+      upload: media?.upload ? '/media/upload' : false,
+      uploadName: 'file',
+      multiUpload: false,
+      embedAsBase64: false,
+      showUrlInput: false,
+      assets: [],
+      noAssets: 'No images yet: drop one here, or choose a file.',
+      uploadFile: (event: DragEvent) => void uploadFiles(event),
+    },
     blockManager: { appendTo: opts.blocks, appendOnClick: true },
     deviceManager: { devices: DEVICES.map((d) => ({ ...d })) },
     projectData: { pages: [{ component: opts.mjml }] },
@@ -151,9 +192,51 @@ export async function createEditor(opts: { container: HTMLElement; blocks: HTMLE
     ],
   });
 
+  async function uploadFiles(event: DragEvent) {
+    const target = event.target as HTMLInputElement | null;
+    const files = [...(event.dataTransfer?.files ?? target?.files ?? [])];
+    if (!media?.upload) return;
+    for (const file of files) {
+      try {
+        editor.AssetManager.add(assetOf(await media.upload(file)));
+        // The open manager shows what it rendered when it opened: render it again with the upload.
+        editor.AssetManager.render();
+      } catch (err) {
+        media.onError(err instanceof Error ? err.message : String(err));
+        break;
+      }
+    }
+    if (target && 'value' in target) target.value = '';
+  }
+
+  /** Opens the library to choose the picture of `cmp`, an image. */
+  function pickFor(cmp: Component | undefined) {
+    if (cmp?.get('type') === 'mj-image') editor.runCommand('open-assets', { target: cmp, types: ['image'], accept: 'image/*' });
+  }
+
+  // The asset manager sets an image's `src` property; the MJML written out reads its attributes.
+  editor.on('component:update:src', (cmp: Component) => {
+    if (cmp.get('type') === 'mj-image' && cmp.getAttributes().src !== cmp.get('src')) cmp.addAttributes({ src: String(cmp.get('src')) });
+  });
+
+  // The asset manager shows the library as it is when it opens (images uploaded elsewhere too).
+  editor.on('asset:open', async () => {
+    if (!media) return;
+    try {
+      const images = await media.list();
+      editor.AssetManager.getAll().reset(images.map(assetOf));
+      editor.AssetManager.render();
+    } catch (err) {
+      media.onError(err instanceof Error ? err.message : String(err));
+    }
+  });
+
   // A click on a block with nothing fitting selected: choose where it goes (after the last section,
   // or at the end of the last column), so a click always adds it.
   editor.on('block:click', (block: { getId(): string }) => {
+    // An image block starts with the choice of its picture: once the click has added and selected
+    // it (GrapesJS does so right after this event), the library opens for it.
+    if (block.getId() === 'mj-image') setTimeout(() => pickFor(editor.getSelected()), 0);
     const wrapper = editor.getWrapper();
     const selected = editor.getSelected();
     if (SECTION_BLOCKS.has(block.getId())) {
@@ -218,6 +301,7 @@ export async function createEditor(opts: { container: HTMLElement; blocks: HTMLE
       const selected = editor.getSelected();
       if (selected && LINK_TYPES.has(String(selected.get('type')))) selected.addAttributes({ [name]: value });
     },
+    pickImage: () => pickFor(editor.getSelected()),
     onSelect(listener) {
       editor.on('component:toggled', listener);
     },
