@@ -282,7 +282,7 @@ describe('people and access in the console', { skip: skipWithoutChromium }, () =
     await page.getByRole('button', { name: 'Next page' }).click();
     await page.getByText(/^Page 2 of \d+/).waitFor();
 
-    await page.getByLabel('Action').fill('POST /contacts-type/add');
+    await page.getByLabel('Action', { exact: true }).fill('POST /contacts-type/add');
     await page.getByRole('button', { name: 'Apply filters' }).click();
     await page.getByText(/^Page 1 of 2 · 5\d entries/).waitFor();
     for (const action of await page.locator('tbody td[data-label="Action"]').allTextContents())
