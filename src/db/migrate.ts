@@ -30,6 +30,7 @@ import * as m027 from './migrations/027_people.js';
 import * as m028 from './migrations/028_ab_tests.js';
 import * as m029 from './migrations/029_access_chains.js';
 import { sealWebhookSecrets } from './migrations/030_sealed_webhook_secrets.js';
+import * as m033 from './migrations/033_sending_domains.js';
 
 /**
  * Every migration, in order. A new migration is one import and one line here. The app secret is
@@ -66,6 +67,7 @@ const migrationsWith = (appSecret?: string): Record<string, Migration> => ({
   '028_ab_tests': m028,
   '029_access_chains': m029,
   '030_sealed_webhook_secrets': sealWebhookSecrets(appSecret),
+  '033_sending_domains': m033,
 });
 
 const providerWith = (appSecret?: string): MigrationProvider => ({ getMigrations: async () => migrationsWith(appSecret) });
