@@ -21,16 +21,14 @@ const DNS_TRY_MS = 1000;
 const NONE = new Set(['ENODATA', 'ENOTFOUND', 'NOTFOUND', 'NODATA']);
 
 /**
- * A question with a bound: c-ares' own timeout and tries, and a deadline over them (the resolver
- * is cancelled at the deadline), so a server that never answers costs at most `DNS_QUESTION_MS`.
+ * A question with a bound: c-ares' own timeout and tries, and a deadline over them, so a server
+ * that never answers costs the caller at most `DNS_QUESTION_MS` (c-ares ends the question itself
+ * soon after; it is not cancelled, which would cancel the resolver's other questions too).
  */
-async function ask<T>(resolver: Resolver, question: () => Promise<T[]>): Promise<Answer<T>> {
+async function ask<T>(question: () => Promise<T[]>): Promise<Answer<T>> {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<Answer<T>>((resolve) => {
-    timer = setTimeout(() => {
-      resolver.cancel();
-      resolve({ kind: 'unanswered', code: 'ETIMEOUT' });
-    }, DNS_QUESTION_MS);
+    timer = setTimeout(() => resolve({ kind: 'unanswered', code: 'ETIMEOUT' }), DNS_QUESTION_MS);
   });
   const asked = question().then(
     (records): Answer<T> => (records.length > 0 ? { kind: 'records', records } : { kind: 'none' }),
@@ -47,31 +45,19 @@ async function ask<T>(resolver: Resolver, question: () => Promise<T[]>): Promise
 }
 
 /**
- * DNS through `node:dns`, to `servers` (`host:port`, DNS_SERVERS) or the system's resolvers.
- * TXT strings of one record are joined (a record longer than 255 characters comes in pieces).
- * Each question gets a resolver of its own, so cancelling a late one cancels nothing else.
+ * DNS through `node:dns`, to `servers` (`host:port`, DNS_SERVERS) or the system's resolvers: one
+ * resolver (one c-ares channel) for every question of this instance. TXT strings of one record
+ * are joined (a record longer than 255 characters comes in pieces).
  */
 export function systemDns(servers: readonly string[]): Dns {
-  const resolver = () => {
-    const r = new Resolver({ timeout: DNS_TRY_MS, tries: 2 });
-    if (servers.length > 0) r.setServers([...servers]);
-    return r;
-  };
+  const r = new Resolver({ timeout: DNS_TRY_MS, tries: 2 });
+  if (servers.length > 0) r.setServers([...servers]);
   return {
-    txt: (name) => {
-      const r = resolver();
-      return ask(r, async () => (await r.resolveTxt(name)).map((chunks) => chunks.join('')));
-    },
-    mx: (name) => {
-      const r = resolver();
-      return ask(r, () => r.resolveMx(name));
-    },
+    txt: (name) => ask(async () => (await r.resolveTxt(name)).map((chunks) => chunks.join(''))),
+    mx: (name) => ask(() => r.resolveMx(name)),
     address: async (name) => {
-      const r = resolver();
-      const v4 = await ask(r, () => r.resolve4(name));
-      if (v4.kind !== 'none') return v4;
-      const r6 = resolver();
-      return ask(r6, () => r6.resolve6(name));
+      const v4 = await ask(() => r.resolve4(name));
+      return v4.kind !== 'none' ? v4 : ask(() => r.resolve6(name));
     },
   };
 }

@@ -7,13 +7,13 @@ import { domainsNamed, oldestCheck, selectDueDomains } from './sending-domains.q
 
 /** Every domain is checked again once its last check is this old. */
 export const RECHECK_MS = 60 * 60 * 1000;
-/** Domains one round checks at most, and how many at once: a round stays short beside the mail. */
-const ROUND = 50;
+/** Domains one round checks at most, and how many at once (DNS waits, so several overlap). */
+const ROUND = 100;
 const AT_ONCE = 10;
 
 /**
  * The hourly re-check, a task of the scheduler lane: every domain whose last check is an hour old
- * (or that was never checked) is checked again, oldest first, some at once. Each write is
+ * (or that was never checked) is checked again, oldest first, ten at once. Each write is
  * conditional (`saveCheck`), so two workers never tell one change twice.
  */
 export const domainRecheckTask: ScheduledTask = {
