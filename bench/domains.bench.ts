@@ -131,7 +131,7 @@ async function run(engine: Engine, sink: BenchSink, dns: TestDnsServer, sweep: b
       if (sweep) {
         await bench.db.updateTable('sending_domains').set({ last_checked_at: null }).execute();
         await wakeWorkers(bench.db);
-        while ((await unchecked(bench.db)) > 0) await pause(50);
+        while ((await unchecked(bench.db)) > 0) await pause(500);
         sweepMs = performance.now() - w0;
       } else await pause(windowMs);
       const windowRate = ((await sink.total()).messages - m1) / ((performance.now() - w0) / 1000);
