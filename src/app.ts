@@ -29,6 +29,7 @@ import { contactRoutes } from './modules/contacts/contacts.routes.js';
 import { contactCsvRoutes } from './modules/contacts/contacts.csv.routes.js';
 import { geoRoutes } from './modules/geo/geo.routes.js';
 import { senderRoutes } from './modules/senders/senders.routes.js';
+import { sendingDomainRoutes } from './modules/sending-domains/sending-domains.routes.js';
 import { notificationRoutes } from './modules/notifications/notifications.routes.js';
 import { senderVerifyRoutes } from './public/sender-verify.routes.js';
 import { segmentRoutes } from './modules/segments/segments.routes.js';
@@ -142,6 +143,7 @@ export async function buildApp(deps: AppInput): Promise<App> {
   await app.register(contactCsvRoutes);
   await app.register(geoRoutes);
   await app.register(senderRoutes);
+  await app.register(sendingDomainRoutes);
   await app.register(notificationRoutes);
   await app.register(senderVerifyRoutes);
   await app.register(segmentRoutes);

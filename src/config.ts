@@ -58,6 +58,12 @@ export interface Config {
   readonly webhooksAllowPrivate: boolean;
   /** At the very first start: the address of the first account's owner, who gets a printed link to set a password; null: none. */
   readonly ownerEmail: string | null;
+  /** DNS servers the sending-domain checks ask (`host:port`, `DNS_SERVERS` comma-separated); empty: the system's. */
+  readonly dnsServers: readonly string[];
+  /** Terms every sending domain's SPF record must hold (`SPF_INCLUDE`, e.g. `include:_spf.relay.example`); null: only the form is checked. */
+  readonly spfInclude: string | null;
+  /** Where DMARC aggregate reports go (`DMARC_RUA`); null: `postmaster@<domain>`. */
+  readonly dmarcRua: string | null;
   /** The built console served at /app (`npm run build` writes it); not from the environment, tests point it elsewhere. */
   readonly consoleDir: string;
 }
@@ -192,6 +198,29 @@ function ownerEmailFrom(raw: string | undefined): string | null {
   return value;
 }
 
+/** DNS_SERVERS: comma-separated IP addresses, each with an optional port (`1.2.3.4:53`, `[::1]:53`); anything else stops the start. */
+function dnsServersFrom(raw: string | undefined): string[] {
+  const list = (raw ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  for (const server of list) {
+    const m = /^\[([^\]]+)\](?::(\d{1,5}))?$/.exec(server) ?? /^([^:]+)(?::(\d{1,5}))?$/.exec(server) ?? [server, server];
+    const host = m[1];
+    if (!ipaddr.isValid(host)) throw new Error(`DNS_SERVERS: "${server}" is not an IP address with an optional port`);
+    if (m[2] !== undefined && (Number(m[2]) < 1 || Number(m[2]) > 65535)) throw new Error(`DNS_SERVERS: "${server}" has no valid port`);
+  }
+  return list;
+}
+
+/** DMARC_RUA: an email address (a `mailto:` prefix is taken off), or unset. */
+function dmarcRuaFrom(raw: string | undefined): string | null {
+  const value = (raw ?? '').trim().replace(/^mailto:/i, '');
+  if (value === '') return null;
+  if (!isEmail(value)) throw new Error(`DMARC_RUA must be an email address, got "${value}"`);
+  return value;
+}
+
 /** Builds the frozen configuration from an environment (process.env by default). */
 export function loadConfig(env: Env = process.env, overrides: Partial<Config> = {}): Config {
   const dataDir = resolve(env.DATA_DIR ?? './data');
@@ -231,6 +260,9 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     machineIpRangesFile: env.MACHINE_IP_RANGES_FILE || null,
     webhooksAllowPrivate: Boolean(env.WEBHOOKS_ALLOW_PRIVATE) && env.WEBHOOKS_ALLOW_PRIVATE !== '0',
     ownerEmail: ownerEmailFrom(env.OWNER_EMAIL),
+    dnsServers: dnsServersFrom(env.DNS_SERVERS),
+    spfInclude: env.SPF_INCLUDE?.trim().replace(/\s+/g, ' ') || null,
+    dmarcRua: dmarcRuaFrom(env.DMARC_RUA),
     // dist/console of the package, from src/ (tests, tsx) and from dist/ (npm start) alike.
     consoleDir: fileURLToPath(new URL('../dist/console', import.meta.url)),
     ...overrides,

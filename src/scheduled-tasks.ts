@@ -4,7 +4,8 @@
  * begin the waits and choose the winners of A/B tests, recompute the live segments (engagement
  * conditions: no read recomputes them; the automations on them enrol who joined), step the
  * automations, then complete the sends with nothing left to send, and delete the audit entries
- * past their 400 days, the ended sessions and old failed sign-ins. A task is declared by the
+ * past their 400 days, the ended sessions and old failed sign-ins, and check again the sending
+ * domains whose last check is an hour old. A task is declared by the
  * module that owns the work; the job runner names none.
  */
 import type { ScheduledTask } from './jobs/scheduler.lane.js';
@@ -14,6 +15,7 @@ import { sessionCleanupTask } from './modules/access/sessions.service.js';
 import { liveSegmentsTask } from './modules/segments/segments.live.js';
 import { abTestsTask } from './modules/single-sends/ab-tests.engine.js';
 import { completeSendsTask, startSendsTask } from './modules/single-sends/single-sends.engine.js';
+import { domainRecheckTask } from './modules/sending-domains/sending-domains.engine.js';
 import { sunsetSweepTask } from './modules/suppressions/suppressions.sunset.js';
 
 export const SCHEDULED_TASKS: readonly ScheduledTask[] = [
@@ -25,4 +27,5 @@ export const SCHEDULED_TASKS: readonly ScheduledTask[] = [
   completeSendsTask,
   auditRetentionTask,
   sessionCleanupTask,
+  domainRecheckTask,
 ];

@@ -30,8 +30,9 @@ import * as m027 from './migrations/027_people.js';
 import * as m028 from './migrations/028_ab_tests.js';
 import * as m029 from './migrations/029_access_chains.js';
 import { sealWebhookSecrets } from './migrations/030_sealed_webhook_secrets.js';
-import * as m032 from './migrations/032_transactional_templates.js';
-import * as m034 from './migrations/034_media.js';
+import * as m031 from './migrations/031_transactional_templates.js';
+import * as m032 from './migrations/032_sending_domains.js';
+import * as m033 from './migrations/033_media.js';
 
 /**
  * Every migration, in order. A new migration is one import and one line here. The app secret is
@@ -68,8 +69,9 @@ const migrationsWith = (appSecret?: string): Record<string, Migration> => ({
   '028_ab_tests': m028,
   '029_access_chains': m029,
   '030_sealed_webhook_secrets': sealWebhookSecrets(appSecret),
-  '032_transactional_templates': m032,
-  '034_media': m034,
+  '031_transactional_templates': m031,
+  '032_sending_domains': m032,
+  '033_media': m033,
 });
 
 const providerWith = (appSecret?: string): MigrationProvider => ({ getMigrations: async () => migrationsWith(appSecret) });

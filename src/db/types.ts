@@ -581,6 +581,24 @@ export interface RelayTable {
   pause_ms: Generated<number>;
 }
 
+/** A sending domain of an account (see migration 032): its DKIM key (the private one sealed) and last checks. */
+export interface SendingDomainTable {
+  id: Generated<number>;
+  user_id: number;
+  /** The A-label, lower case, no trailing dot. */
+  domain: string;
+  dkim_selector: string;
+  /** Base64 of the DER SubjectPublicKeyInfo: the DKIM record's `p=`. */
+  public_key: string;
+  /** The PEM private key, sealed with the app secret. */
+  private_key: string;
+  status: Generated<string>;
+  /** The last checks as JSON; null until the first. */
+  checks: string | null;
+  last_checked_at: string | null;
+  created_at: string;
+}
+
 /** An account's webhook receiver (see migration 015). `events`: JSON array of event types, or `["*"]`. */
 export interface WebhookEndpointTable {
   id: Generated<number>;
@@ -779,7 +797,7 @@ export interface TransactionalTemplateVersionTable {
   updated_at: string;
 }
 
-/** An image of the media library (see migration 034): the cleaned image and its thumbnail, as bytes. */
+/** An image of the media library (see migration 033): the cleaned image and its thumbnail, as bytes. */
 export interface MediaTable {
   id: Generated<number>;
   user_id: number;
@@ -834,6 +852,7 @@ export interface DB {
   message_clicks: MessageClickTable;
   engagement_hours: EngagementHourTable;
   relays: RelayTable;
+  sending_domains: SendingDomainTable;
   webhook_endpoints: WebhookEndpointTable;
   webhook_events: WebhookEventTable;
   webhook_deliveries: WebhookDeliveryTable;

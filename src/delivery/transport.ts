@@ -17,6 +17,8 @@ export interface MailMessage {
    * address when `BOUNCE_ADDRESS` is set; absent: the From address.
    */
   envelopeFrom?: string;
+  /** The sending domain's own DKIM key, which signs instead of the installation's (`DKIM_*`); set on the send path only. */
+  dkim?: { domainName: string; keySelector: string; privateKey: string };
 }
 
 /** What rendering makes of one queued message: the mail to send, or why it must not go. */

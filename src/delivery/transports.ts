@@ -66,6 +66,8 @@ function mailOptions(message: MailMessage): SendMailOptions {
     messageId: message.messageId ? `<${message.messageId}>` : undefined,
     // The VERP envelope sender, when there is one: bounces come back to an address naming the message.
     envelope: message.envelopeFrom ? { from: message.envelopeFrom, to: message.to } : undefined,
+    // A sending domain's own key replaces the transport's (nodemailer takes `dkim` per message).
+    ...(message.dkim ? { dkim: { ...message.dkim, headerFieldNames: DKIM_SIGNED_HEADERS.join(':') } } : {}),
   };
 }
 

@@ -19,6 +19,8 @@ export const EVENT_TYPES = [
   'sender.verified',
   'automation.live',
   'automation.paused',
+  'sending_domain.failed',
+  'sending_domain.verified',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

@@ -35,6 +35,12 @@ const TAGS: Array<{ name: string; description: string; prefixes: string[] }> = [
     prefixes: ['/global-unsubscribes', '/unsubscribes-groups'],
   },
   { name: 'Senders', description: 'From addresses, verified by a mailed link.', prefixes: ['/sender', '/senders'] },
+  {
+    name: 'Sending domains',
+    description:
+      "Domains mail is sent from: each one's DKIM key, the DNS records to publish, and their checks (DKIM, SPF, DMARC, alignment, MX).",
+    prefixes: ['/sending-domains'],
+  },
   { name: 'Notifications', description: 'Who is mailed about account events.', prefixes: ['/notification-recipient'] },
   {
     name: 'Templates',

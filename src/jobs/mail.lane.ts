@@ -1,6 +1,7 @@
 import type { AppDeps } from '../deps.js';
 import type { QueuedMessage } from '../db/types.js';
 import { classifyBounce } from '../delivery/bounce-classes.js';
+import { applyDomainKeys, DOMAIN_HOLD_MS, DOMAIN_HOLD_TEXT } from '../delivery/domain-keys.js';
 import { SMTP_POOL_CONNECTIONS } from '../delivery/transports.js';
 import { relayDispatcher, RelaysPaused, RelayWaitAborted } from '../delivery/relays.js';
 import { TransportError, type MailMessage, type Rendered, type Transport } from '../delivery/transport.js';
@@ -263,7 +264,15 @@ export function mailLane(deps: AppDeps, kinds: MailKinds, owner: string, opts: M
         ctx.handedOver(r.id);
         return false;
       });
-      const ready = await render(live);
+      // Sending domains: each message signed with its domain's own key, or held while that domain fails.
+      const { send: ready, hold } = await applyDomainKeys(
+        db,
+        deps.config.appSecret,
+        await render(live),
+        (x) => !!kinds.get(x.row.kind)?.source,
+      );
+      for (const { row } of hold)
+        mark({ type: 'defer', id: row.id, error: DOMAIN_HOLD_TEXT, until: new Date(clock.now().getTime() + DOMAIN_HOLD_MS) });
       const handed = new Set(ready.map((x) => x.row.id));
       // Skipped and retried rows are settled by their marks, not released.
       for (const r of live) if (!handed.has(r.id)) ctx.handedOver(r.id);

@@ -38,3 +38,9 @@ export function unseal(appSecret: string, purpose: string, sealed: string): stri
  * only the webhook lane opens it, to sign a delivery.
  */
 export const WEBHOOK_SECRET = 'webhook-secret';
+
+/**
+ * What a sending domain's DKIM private key is sealed for: the API seals it when it makes the key,
+ * and the mail lane opens it to sign that domain's mail.
+ */
+export const DKIM_KEY = 'dkim-key';

@@ -42,11 +42,12 @@ describe('the console’s pages, second pass', { skip: skipWithoutChromium }, ()
     await region.waitFor();
     assert.deepEqual(await steps(page), [
       ['Add a sender', false],
+      ['Authenticate your domain', false],
       ['Import contacts', false],
       ['Make a design', false],
       ['Send your first campaign', false],
     ]);
-    assert.equal(await region.getByText('0 of 4 steps done.').count(), 1);
+    assert.equal(await region.getByText('0 of 5 steps done.').count(), 1);
     assert.deepEqual(await h.axeViolations(page), []);
     await h.shot(page, 'second-pass-overview-new-390');
 
@@ -57,21 +58,29 @@ describe('the console’s pages, second pass', { skip: skipWithoutChromium }, ()
     await region.getByText('Open the link mailed to its address to verify it.').waitFor();
     assert.deepEqual(await steps(page), [
       ['Add a sender', false],
+      ['Authenticate your domain', false],
       ['Import contacts', true],
       ['Make a design', false],
       ['Send your first campaign', false],
     ]);
     await h.t.database.db.updateTable('senders').set({ is_verified: 1 }).where('id', '=', unverified).execute();
     await page.reload();
-    await region.getByText('2 of 4 steps done.').waitFor();
+    await region.getByText('2 of 5 steps done.').waitFor();
     assert.equal(await region.getByRole('link', { name: 'Add a sender (done)' }).count(), 1);
     await region.getByRole('link', { name: 'Make a design' }).click();
     await page.getByRole('heading', { level: 1, name: 'New design' }).waitFor();
     await h.shot(page, 'second-pass-overview-steps-390');
 
-    // An account that has sent its first campaign sees its figures only.
+    // An account that has sent its first campaign, from an authenticated domain, sees its figures only.
     await page.getByRole('link', { name: '← Designs' }).click();
     await context.close();
+    const domain = await h.t.a.post('/sending-domains/create', { domain: 'first-steps.example.com' });
+    assert.equal(domain.status, 200, domain.text);
+    await h.t.database.db
+      .updateTable('sending_domains')
+      .set({ status: 'verified' })
+      .where('id', '=', domain.body.message.domain.id)
+      .execute();
     const other = await h.open({ viewport: { width: 1280, height: 900 } });
     await h.signIn(other.page);
     await other.page.getByText('Messages sent').waitFor();

@@ -66,7 +66,15 @@ describe('the console’s Settings section in chromium', { skip: skipWithoutChro
     await page.getByRole('heading', { level: 1, name: 'Settings' }).waitFor();
     assert.deepEqual(await h.axeViolations(page), []);
     await h.shot(page, 'settings');
-    const names = ['Senders', 'Unsubscribe groups', 'Global unsubscribes', 'Suppressions', 'Notification recipients', 'Webhooks'];
+    const names = [
+      'Senders',
+      'Sending domains',
+      'Unsubscribe groups',
+      'Global unsubscribes',
+      'Suppressions',
+      'Notification recipients',
+      'Webhooks',
+    ];
     for (const name of names) {
       await page.getByRole('main').getByRole('link', { name, exact: true }).click();
       await page.getByRole('heading', { level: 1, name }).waitFor();

@@ -184,6 +184,9 @@ describe('no GET route writes', () => {
     const unverified = await a.post('/sender/save', senderForm());
     assert.equal(unverified.status, 200, unverified.text);
     await drainQueue(t);
+    // A sending domain, never checked (after the queue ran, so no scheduled check asks DNS): no read checks it.
+    const domain = await a.post('/sending-domains/create', { domain: 'walk.example.com' });
+    assert.equal(domain.status, 200, domain.text);
     const link = (pattern: RegExp) => {
       for (const m of t.sink!.messages) {
         const found = pattern.exec(m.text ?? '');
@@ -241,6 +244,7 @@ describe('no GET route writes', () => {
       '/designs/details': { id: design.body.id },
       '/media/details': { id: image.body.message.media.id },
       '/sender/resend-mail': { sender_id: unverified.body.id },
+      '/sending-domains/details': { id: domain.body.message.domain.id },
     };
     for (const p of ['/automations', '/automations/details', '/automations/stats', '/automations/schedule', '/automations/duplicate'])
       values.byPath[p] = { utr: automation };

@@ -9,7 +9,14 @@ import { escapeHtml } from '../../delivery/placeholders.js';
 import { selectNotificationRecipients } from './notifications.queries.js';
 
 /** Events that mail every notification recipient of the account. */
-export type EventName = 'single_send.completed' | 'contacts.imported' | 'sender.verified' | 'automation.live' | 'automation.paused';
+export type EventName =
+  | 'single_send.completed'
+  | 'contacts.imported'
+  | 'sender.verified'
+  | 'automation.live'
+  | 'automation.paused'
+  | 'sending_domain.failed'
+  | 'sending_domain.verified';
 
 /** Subject and first sentence of each event's mail. */
 const EVENTS: Record<EventName, { subject: string; sentence: string }> = {
@@ -18,6 +25,14 @@ const EVENTS: Record<EventName, { subject: string; sentence: string }> = {
   'sender.verified': { subject: 'Sender verified', sentence: 'A sender address has been verified and can now be used.' },
   'automation.live': { subject: 'Automation set live', sentence: 'An automation has been set live.' },
   'automation.paused': { subject: 'Automation paused', sentence: 'An automation has been paused.' },
+  'sending_domain.failed': {
+    subject: 'Sending domain fails authentication',
+    sentence: 'A sending domain no longer passes its DNS checks: its mail is held until it does. The checks below say what to publish.',
+  },
+  'sending_domain.verified': {
+    subject: 'Sending domain verified',
+    sentence: 'A sending domain passes its DNS checks again: its mail goes out.',
+  },
 };
 
 /** At most this many detail lines per mail: the note stays short whatever a caller passes. */

@@ -20,7 +20,7 @@ export const sendCheckRoutes: FastifyPluginAsyncTypebox = async (app) => {
           '`message`: `link_anchor` (a link to `#…`, which goes nowhere in a mail), `link_empty`, `link_not_web` (not ' +
           '`http(s)://`, `mailto:`, `tel:` or a `((placeholder))`: a relative path, `javascript:`, `www.…` without its scheme), ' +
           '`unknown_placeholder` (neither a contact field nor a custom field: empty in every mail), `design_invalid`, ' +
-          '`sender_not_verified` (or gone) and `no_recipients`. An A/B test is checked variant by variant: each design ' +
+          '`sender_not_verified` (or gone), `sender_domain_unauthenticated` (the domain of the sender address is no sending domain of the account: its mail is not signed with its own key), `sender_domain_failed` (the sending domain fails its checks: the send is refused) and `no_recipients`. An A/B test is checked variant by variant: each design ' +
           "of its own (its links too) and each variant's subject, those links and warnings naming it in `variant` and " +
           'their `message` (`Variant 2: …`). Nothing is refused: the send stays possible. ' +
           'Not found: `Record not found`.',

@@ -16,6 +16,8 @@ export const WARNING_TYPES = [
   'link_not_web',
   'unknown_placeholder',
   'sender_not_verified',
+  'sender_domain_unauthenticated',
+  'sender_domain_failed',
   'no_recipients',
 ] as const;
 export type WarningType = (typeof WARNING_TYPES)[number];

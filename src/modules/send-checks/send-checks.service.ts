@@ -5,6 +5,7 @@
  * and subject, each warning naming its variant. Warnings only: the send stays possible; the
  * console shows them in its review step.
  */
+import { senderDomainStatus } from '../sending-domains/sending-domains.engine.js';
 import type { AppDeps } from '../../deps.js';
 import { PLACEHOLDER_NAMES } from '../../delivery/placeholders.js';
 import { DesignError, tokenize, type CompiledDesign, type Segments } from '../../delivery/render.js';
@@ -108,6 +109,19 @@ export async function checkSingleSend(deps: AppDeps, userId: number, rawUtr: unk
         ? 'The sender is not verified: the send is refused until its address is confirmed.'
         : 'The sender no longer exists: choose another one.',
     });
+  const domainStatus = await senderDomainStatus(deps, userId, send.from_sender);
+  if (domainStatus === 'none' || domainStatus === 'failed')
+    warnings.push(
+      domainStatus === 'none'
+        ? {
+            type: 'sender_domain_unauthenticated',
+            message: `The sender's domain (${send.from_sender.split('@').pop()}) is not a sending domain: the mail is not signed with its own DKIM key and may go to spam. Add it under Settings → Sending domains.`,
+          }
+        : {
+            type: 'sender_domain_failed',
+            message: `The sender's domain fails authentication: the send is refused until its DNS records pass.`,
+          },
+    );
   const recipients = await countSingleSendRecipients(deps, userId, send.utr);
   if (recipients === 0)
     warnings.push({

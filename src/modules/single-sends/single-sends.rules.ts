@@ -9,6 +9,7 @@ import type { RecipientRef } from '../../delivery/audience.js';
 import { messages, type Rules } from '../../http/messages.js';
 import { isoMicros } from '../../util/time.js';
 import { checkMailSender } from '../senders/senders.service.js';
+import { senderDomainFailure } from '../sending-domains/sending-domains.engine.js';
 import { checkDesign } from '../templates/templates.rules.js';
 import { findUnsubscribeGroup } from '../unsubscribes/groups.queries.js';
 import { checkAbTest } from './ab-tests.rules.js';
@@ -127,6 +128,8 @@ export type SendColumns = Awaited<ReturnType<typeof checkSingleSend>>['columns']
 export async function checkSingleSend(deps: AppDeps, userId: number, input: SingleSendInput, rules: Rules, now: Date) {
   const { db } = deps.database;
   const sender = await checkMailSender(deps, userId, input.sender_id, rules);
+  // A send that would start or be scheduled (not a draft) never goes from a domain that fails authentication.
+  if (sender && input.draft !== 1) await rules.check('sender_id', sender.from_sender, (from) => senderDomainFailure(deps, userId, from));
   await rules.check('unsubscribe_group_id', input.unsubscribe_group_id, async (id) =>
     (await findUnsubscribeGroup(db, userId, id)) ? null : messages.invalid('unsubscribe_group_id'),
   );

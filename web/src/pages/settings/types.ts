@@ -14,6 +14,8 @@ export type SunsetPreview = Message<'/account/sunset-preview'>;
 
 export type NotificationRecipient = Message<'/notification-recipients'>['notifications'][number];
 
+export type SendingDomain = Message<'/sending-domains'>['domains'][number];
+
 export type WebhookEndpoint = Message<'/webhooks/endpoints'>['endpoints'][number];
 
 export type WebhookAttempt = Message<'/webhooks/deliveries'>['deliveries'][number];
@@ -36,6 +38,8 @@ export const EVENT_TYPES = [
   'sender.verified',
   'automation.live',
   'automation.paused',
+  'sending_domain.failed',
+  'sending_domain.verified',
 ] as const satisfies readonly WebhookEvent[];
 
 /** The service's events missing above: none, or the type check fails here (the form would not offer one). */
