@@ -9,7 +9,7 @@ import type { AppDeps } from '../deps.js';
 import type { Db } from '../db/index.js';
 import { MAIL_KINDS } from '../mail-kinds.js';
 import { recordSoftBounce, suppressAddress, unsubscribeAddress, type AccountAddress } from '../suppression/suppression.writes.js';
-import { record, type LedgerEvent } from '../ledger/ledger.js';
+import { record, type LedgerEvent } from '../messages/ledger.js';
 import { isEmail } from '../util/email.js';
 import { isoMicros } from '../util/time.js';
 import { findNamedMessages, type NamedMessage } from './intake.match.js';

@@ -11,7 +11,7 @@ import { deleteUnsubscribers } from '../modules/unsubscribes/unsubscribes.querie
 import { unsubscribeEntriesOf } from '../suppression/suppression.reads.js';
 import { unsubscribeEmail } from '../modules/unsubscribes/unsubscribes.suppression.js';
 import { MAIL_KINDS } from '../mail-kinds.js';
-import { record } from '../ledger/ledger.js';
+import { record } from '../messages/ledger.js';
 import type { PublicMessage } from './messages.queries.js';
 import type { GroupChoice } from './unsubscribe.page.js';
 

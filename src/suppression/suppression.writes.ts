@@ -116,9 +116,9 @@ export async function recordSoftBounce(
 
 /**
  * Lifts the suppression of one address of the account (whatever its reason), in the caller's
- * transaction: forgets its soft-bounce history (so the next soft bounce starts a new count), and
- * the messages it received so far no longer count for the sunset policy (`sunset_lifted`), so the
- * address is counted again only from the lift on. Returns whether the address was suppressed.
+ * transaction: forgets its soft-bounce history (so the next soft bounce starts a new count). The
+ * caller then has the messages it received so far no longer count for the sunset policy
+ * (`sunsetLifted` of src/messages/). Returns whether the address was suppressed.
  */
 export async function liftSuppression(trx: Db, userId: number, emailKey: string): Promise<boolean> {
   // Under the sweep's lock: a sweep that read the messages before this lift never lists the address again.
@@ -126,14 +126,6 @@ export async function liftSuppression(trx: Db, userId: number, emailKey: string)
   const r = await trx.deleteFrom('suppressions').where('user_id', '=', userId).where('email_key', '=', emailKey).executeTakeFirst();
   if (Number(r.numDeletedRows) === 0) return false;
   await trx.deleteFrom('soft_bounces').where('user_id', '=', userId).where('email_key', '=', emailKey).execute();
-  await trx
-    .updateTable('mail_messages')
-    .set({ sunset_lifted: 1 })
-    .where('user_id', '=', userId)
-    .where('email_key', '=', emailKey)
-    .where('state', '=', 'sent')
-    .where('sunset_lifted', '=', 0)
-    .execute();
   return true;
 }
 

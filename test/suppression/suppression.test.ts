@@ -16,7 +16,7 @@ import {
 } from '../../src/suppression/suppression.writes.js';
 import { testClock } from '../../src/util/clock.js';
 import { isoMicros } from '../../src/util/time.js';
-import { insertSingleSend, queueSendMessage, systemMail } from '../queue/queue.helpers.js';
+import { insertSingleSend, queueSendMessage, systemMail } from '../messages/queue.helpers.js';
 
 const SECRET = 'test-secret';
 const now = new Date('2030-01-01T00:00:00.000Z');
