@@ -89,6 +89,17 @@ describe('the floors of the code hold', () => {
     assert.deepEqual(up, []);
   });
 
+  test('one policy decides what an event does to an address: only src/suppression/ puts an address on a list', () => {
+    const writes = /\b(suppressAddress|suppressAddresses|recordSoftBounce|insertUnsubscribers|insertErasedHash)\b/;
+    const out = filesUnder('.').filter(
+      (f) => !f.startsWith('suppression/') && !f.startsWith('db/') && writes.test(readFileSync(join(SRC, f), 'utf8')),
+    );
+    assert.deepEqual(out, []);
+    const policy = readFileSync(join(SRC, 'suppression/suppression.policy.ts'), 'utf8');
+    for (const event of ['hard_bounce', 'soft_bounce', 'complaint', 'unsubscribe', 'inactivity', 'erasure'])
+      assert.match(policy, new RegExp(`\\b${event}: \\{`));
+  });
+
   test('suppression/ stands on db/, util/, events/ and http/errors only', () => {
     const allowed = (i: string) => /^(db|util|events|suppression)\//.test(i) || i === 'http/errors.js';
     const out = filesUnder('suppression').flatMap((f) =>

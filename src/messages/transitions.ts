@@ -9,7 +9,7 @@
  */
 import type { Db } from '../db/index.js';
 import type { EventType } from '../events/outbox.js';
-import { recordSoftBounce, suppressAddress, suppressAddresses } from '../suppression/suppression.writes.js';
+import { applyAddressEvents } from '../suppression/suppression.policy.js';
 import type {
   BouncedEvent,
   ClickedEvent,
@@ -83,19 +83,18 @@ const bounced: Transition<BouncedEvent> = {
       const ids = ascending(first.keys());
       const types = new Map(ids.map((id) => [id, first.get(id)!.event.bounce]));
       const rows = await setBounceTypes(trx, kinds, ids, types, after, now);
-      // The hard bounces' addresses go on the list in one statement, before any soft bounce after them (the order of the ids).
-      let hard: Array<{ address: (typeof rows)[number]; detail: string | null }> = [];
-      for (const message of rows.sort((a, b) => Number(a.id) - Number(b.id))) {
-        const { event, index } = first.get(Number(message.id))!;
-        if (event.bounce === 'hard') hard.push({ address: message, detail: event.detail });
-        else {
-          await suppressAddresses(trx, hard, 'hard_bounce', now);
-          hard = [];
-          await recordSoftBounce(trx, message, message.id, event.detail, now);
-        }
-        counted.push({ index, event, message });
-      }
-      await suppressAddresses(trx, hard, 'hard_bounce', now);
+      // The addresses' effects in the order of the ids (a hard bounce before a later soft one): the policy's.
+      const sorted = rows.sort((a, b) => Number(a.id) - Number(b.id));
+      await applyAddressEvents(
+        trx,
+        sorted.map((message) => {
+          const { event } = first.get(Number(message.id))!;
+          const type = event.bounce === 'hard' ? ('hard_bounce' as const) : ('soft_bounce' as const);
+          return { type, address: message, detail: event.detail, messageId: message.id };
+        }),
+        now,
+      );
+      for (const message of sorted) counted.push({ ...first.get(Number(message.id))!, message });
     }
     return counted;
   },
@@ -115,7 +114,13 @@ const complained: Transition<ComplainedEvent> = {
     const first = firstPerId(batch);
     const rows = await setFlag(trx, kinds, 'complained', ascending(first.keys()));
     const sorted = rows.sort((a, b) => Number(a.id) - Number(b.id));
-    for (const message of sorted) await suppressAddress(trx, message, 'complaint', first.get(Number(message.id))!.event.detail, now);
+    // The complainer's suppression now; its unsubscribe is intake's, after the count (the policy's other part).
+    await applyAddressEvents(
+      trx,
+      sorted.map((message) => ({ type: 'complaint' as const, address: message, detail: first.get(Number(message.id))!.event.detail })),
+      now,
+      'suppress',
+    );
     return countedOf([...first.values()], sorted);
   },
   counters: () => ({ spam_reports: 1 }),

@@ -187,12 +187,3 @@ export async function isMessageOf(db: Db, userId: number, id: number): Promise<b
   const row = await db.selectFrom('mail_messages').select('id').where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
   return row !== undefined;
 }
-
-/** Keeps the keyed hash of an erased address for the account (once). */
-export async function insertErasedHash(db: Db, userId: number, hash: string, now: Date): Promise<void> {
-  await db
-    .insertInto('erased_addresses')
-    .values({ user_id: userId, hash, created_at: isoMicros(now) })
-    .onConflict((oc) => oc.columns(['user_id', 'hash']).doNothing())
-    .execute();
-}

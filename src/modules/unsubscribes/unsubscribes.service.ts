@@ -5,7 +5,7 @@ import { NotFound, RNF, type FieldErrors } from '../../http/errors.js';
 import { messages, Rules } from '../../http/messages.js';
 import { toId } from '../../http/schemas.js';
 import { findUnsubscribeGroup } from './groups.queries.js';
-import { insertUnsubscribers } from '../../suppression/suppression.writes.js';
+import { unsubscribeAddresses } from '../../suppression/suppression.policy.js';
 import { deleteUnsubscribers, selectUnsubscribers, type GroupKey } from './unsubscribes.queries.js';
 import { MAX_ADDRESSES, parseEmailList, toUnsubscriber, type UnsubscriberRow } from './unsubscribes.schema.js';
 
@@ -53,7 +53,7 @@ function checkEmailList(rules: Rules, value: string | undefined): string[] {
  */
 async function addToList(deps: AppDeps, userId: number, groupId: GroupKey, emails: string[]): Promise<number[]> {
   const now = deps.clock.now();
-  return deps.database.db.transaction().execute(async (trx) => (await insertUnsubscribers(trx, userId, groupId, emails, { now })).ids);
+  return deps.database.db.transaction().execute(async (trx) => (await unsubscribeAddresses(trx, userId, groupId, emails, now)).ids);
 }
 
 /** Adds addresses to the global list (present ones are no-ops); returns each address's entry id. */

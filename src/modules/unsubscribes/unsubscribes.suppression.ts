@@ -8,7 +8,8 @@ import type { Db } from '../../db/index.js';
 import { NotFound, RNF, ValidationError } from '../../http/errors.js';
 import { messages } from '../../http/messages.js';
 import { unsubscribedKeys, unsubscribeEntriesOf } from '../../suppression/suppression.reads.js';
-import { unsubscribeAddress, type GroupKey } from '../../suppression/suppression.writes.js';
+import type { GroupKey } from '../../suppression/suppression.writes.js';
+import { applyAddressEvents } from '../../suppression/suppression.policy.js';
 import { isEmail } from '../../util/email.js';
 import { findGroupAnyState } from './groups.queries.js';
 
@@ -42,7 +43,9 @@ export async function unsubscribeEmail(
   const address = email.trim();
   if (!isEmail(address)) throw new ValidationError({ email_address: [messages.email('email_address')] });
   if (groupId !== null && !(await findGroupAnyState(db, userId, groupId))) throw new NotFound(RNF);
-  return unsubscribeAddress(db, userId, address, groupId, opts);
+  const event = { type: 'unsubscribe' as const, address: { user_id: userId, email: address, email_key: address.toLowerCase() }, groupId };
+  const [added] = await applyAddressEvents(db, [{ ...event, contactId: opts.contactId }], opts.now);
+  return added;
 }
 
 /** The lists an address is on, for the preferences page: `global` and the ids of its groups. */
