@@ -231,18 +231,24 @@ export async function enqueue(db: Db, messages: readonly NewMessage[], now: Date
     .execute();
 }
 
+/** A message column a producer may fill in an `INSERT … SELECT`. */
+type Column = keyof MailMessageTable & string;
+
 /**
- * Queues the rows of one `INSERT … SELECT` (`with`: its common table expressions, or none;
- * `select` yields `columns` in order), in the caller's transaction; a row a unique index already
- * holds is left out. Returns how many messages were queued.
+ * Queues the rows of one `INSERT … SELECT`, in the caller's transaction; a row a unique index
+ * already holds is left out. `select` yields, in order: `user_id`, `kind`, the `source` columns
+ * (what queued it), `contact_id`, `email`, `email_key`, `payload`, the `extra` columns, and
+ * `next_attempt_at`, `created_at`, `updated_at`; `with` holds its common table expressions.
+ * Returns how many messages were queued.
  */
 export async function enqueueSelected(
   db: Db,
-  q: { with?: RawBuilder<unknown>; columns: ReadonlyArray<keyof MailMessageTable & string>; select: RawBuilder<unknown> },
+  q: { with?: RawBuilder<unknown>; source: Column[]; extra?: Column[]; select: RawBuilder<unknown> },
 ): Promise<number> {
+  const columns: Column[] = ['user_id', 'kind', ...q.source, 'contact_id', 'email', 'email_key', 'payload', ...(q.extra ?? [])];
   const r = await sql`
     ${q.with ?? sql``}
-    insert into mail_messages (${sql.join(q.columns.map((c) => sql.ref(c)))})
+    insert into mail_messages (${sql.join([...columns, 'next_attempt_at', 'created_at', 'updated_at'].map((c) => sql.ref(c)))})
     ${q.select}
     on conflict do nothing`.execute(db);
   return Number(r.numAffectedRows ?? 0);

@@ -28,21 +28,6 @@ import { AUTOMATION_TYPE, waitMs, type AutomationRow, type AutomationScheduleRow
 /** The kind of an automation's messages (`mail_messages.kind`). */
 const KIND = 'automation';
 
-/** The columns an automation step queues, in the order of its `select`. */
-const ENQUEUED_COLUMNS = [
-  'user_id',
-  'kind',
-  'automation_id',
-  'automation_schedule_id',
-  'contact_id',
-  'email',
-  'email_key',
-  'payload',
-  'next_attempt_at',
-  'created_at',
-  'updated_at',
-] as const;
-
 /** Enrollments stepped per transaction. */
 const STEP_BATCH = 1000;
 
@@ -238,7 +223,7 @@ async function stepBatch(deps: AppDeps, automationId: number, now: Date): Promis
       const next = schedules.find((s) => s.id > (scheduleId ?? Infinity));
       if (email) {
         queued[email.id] = await enqueueSelected(trx, {
-          columns: [...ENQUEUED_COLUMNS],
+          source: ['automation_id', 'automation_schedule_id'],
           select: sql`
             select user_id, cast(${KIND} as text), automation_id, cast(${email.id} as integer), contact_id, email, email_key, payload,
               cast(${at} as text), cast(${at} as text), cast(${at} as text)

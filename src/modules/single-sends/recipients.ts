@@ -11,20 +11,6 @@ import { enqueueSelected } from '../../messages/messages.writes.js';
 import { isoMicros } from '../../util/time.js';
 import type { SingleSendRow } from './single-sends.schema.js';
 
-/** The columns a send's `INSERT … SELECT` queues, in the order of its `select` (an A/B test's share adds `ab_variant` after `payload`). */
-const QUEUED_COLUMNS = [
-  'user_id',
-  'kind',
-  'single_send_id',
-  'contact_id',
-  'email',
-  'email_key',
-  'payload',
-  'next_attempt_at',
-  'created_at',
-  'updated_at',
-] as const;
-
 /**
  * Queues one message per recipient of a send that is starting, in the caller's transaction, with
  * one `INSERT … SELECT`: the union of the targets, minus the addresses of the excluded targets,
@@ -40,7 +26,7 @@ export async function resolveRecipients(trx: Db, send: SingleSendRow, now: Date)
   const at = isoMicros(now);
   return enqueueSelected(trx, {
     with: pickedRecipients(engineOf(trx), send),
-    columns: [...QUEUED_COLUMNS],
+    source: ['single_send_id'],
     select: sql`
       select cast(${userId} as integer), 'single_send', cast(${send.id} as integer), contact_id, email, email_key, payload,
         cast(${at} as text), cast(${at} as text), cast(${at} as text)
@@ -69,7 +55,8 @@ export async function resolveTestShare(trx: Db, send: SingleSendRow, variants: n
         select contact_id, email, email_key, payload, row_number() over (order by random()) as k, count(*) over () as n
         from picked where rn = 1
       )`,
-    columns: [...QUEUED_COLUMNS.slice(0, 7), 'ab_variant', ...QUEUED_COLUMNS.slice(7)],
+    source: ['single_send_id'],
+    extra: ['ab_variant'],
     select: sql`
       select cast(${userId} as integer), 'single_send', cast(${send.id} as integer), contact_id, email, email_key, payload,
         cast((k - 1) % ${count} as integer), cast(${at} as text), cast(${at} as text), cast(${at} as text)
