@@ -20,7 +20,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Db } from '../src/db/index.js';
-import { wakeWorkers } from '../src/queue/queue.queries.js';
+import { wakeWorkers } from '../src/messages/mail.queue.js';
 import { isoMicros } from '../src/util/time.js';
 import { benchDatabase, seedAccount, seedContacts, type Engine } from './lib/db.js';
 import { seedHistory } from './lib/history.js';

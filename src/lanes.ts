@@ -4,13 +4,14 @@
  * worker` run all three; tests and benchmarks choose theirs and may drive them by hand.
  */
 import type { AppDeps } from './deps.js';
-import { mailLane, type MailLaneOptions } from './jobs/mail.lane.js';
 import { runnerName, startRunner, type Lane, type Runner, type RunnerOptions } from './jobs/runner.js';
 import { schedulerLane, type ScheduledTask } from './jobs/scheduler.lane.js';
 import { webhookLane, type WebhookLaneOptions } from './jobs/webhook.lane.js';
 import { MAIL_KINDS } from './mail-kinds.js';
 import { endpointsDisabled } from './modules/webhooks/webhooks.mail.js';
-import type { MailKinds } from './queue/queue.types.js';
+import { mailLane, type MailLaneOptions } from './messages/mail.lane.js';
+import type { MailKinds } from './messages/messages.kinds.js';
+import { QUEUE_CHANNEL } from './messages/mail.queue.js';
 import { SCHEDULED_TASKS } from './scheduled-tasks.js';
 
 /** The lanes a process can run. */
@@ -46,7 +47,7 @@ export function startJobs(deps: AppDeps, opts: JobsOptions = {}): Jobs {
   const chosen = new Set<string>(opts.lanes ?? LANE_NAMES);
   const lanes: Lane[] = [];
   let inFlightWindow = 0;
-  if (chosen.has('scheduler')) lanes.push(schedulerLane(deps, opts.tasks ?? SCHEDULED_TASKS));
+  if (chosen.has('scheduler')) lanes.push(schedulerLane(deps, opts.tasks ?? SCHEDULED_TASKS, QUEUE_CHANNEL));
   if (chosen.has('mail')) {
     const mail = mailLane(deps, opts.kinds ?? MAIL_KINDS, id, opts.mail);
     inFlightWindow = mail.inFlightWindow;

@@ -9,6 +9,6 @@ import { systemMailKind } from './modules/notifications/notifications.mail.js';
 import { singleSendKind } from './modules/single-sends/single-sends.engine.js';
 import { testSendKind } from './modules/test-sends/test-sends.kind.js';
 import { accessMailKind } from './modules/access/users.mail.js';
-import { mailKinds } from './queue/queue.types.js';
+import { mailKinds } from './messages/messages.kinds.js';
 
 export const MAIL_KINDS = mailKinds(systemMailKind, singleSendKind, automationKind, testSendKind, accessMailKind);

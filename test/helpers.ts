@@ -15,9 +15,9 @@ import type { Transport } from '../src/delivery/transport.js';
 import { createTransport } from '../src/delivery/transports.js';
 import { SmtpSink } from './support/smtp-sink.js';
 import { startJobs, type JobsOptions } from '../src/lanes.js';
-import type { MailLaneOptions } from '../src/jobs/mail.lane.js';
+import type { MailLaneOptions } from '../src/messages/mail.lane.js';
 import { MAIL_KINDS } from '../src/mail-kinds.js';
-import type { MailKinds, Renderer } from '../src/queue/queue.types.js';
+import type { MailKinds, Renderer } from '../src/messages/messages.kinds.js';
 import { systemClock, testClock, type Clock } from '../src/util/clock.js';
 import { OpenApiCheck, type OpenApiDocument } from './support/openapi-check.js';
 

@@ -8,6 +8,7 @@
 import type { Config } from '../config.js';
 import type { Database } from '../db/index.js';
 import type { QueuedMessage } from '../db/types.js';
+import type { Clock } from '../util/clock.js';
 import { mailtoAddress } from '../util/email.js';
 import { trackedLinkIds, type LinkOwner } from './click-links.js';
 import { recipientValues } from './placeholders.js';
@@ -65,7 +66,7 @@ export function compiledDesignsCached(): number {
  * was queued is suppressed. One query per batch (contacts) besides the caller's.
  */
 export async function renderCampaignBatch(
-  deps: { database: Database; config: Config },
+  deps: { database: Database; config: Config; clock: Clock },
   rows: QueuedMessage[],
   sourceOf: (row: QueuedMessage) => CampaignSource | undefined,
 ): Promise<Rendered[]> {
@@ -91,7 +92,7 @@ export async function renderCampaignBatch(
     }
     const design = await source.design();
     // The links' ids are registered once per campaign (per worker), when its design first renders.
-    const linkIds = source.clicks && design.links.length > 0 ? await trackedLinkIds(db, source.clicks, design.links, new Date()) : [];
+    const linkIds = source.clicks && design.links.length > 0 ? await trackedLinkIds(db, source.clicks, design.links, deps.clock.now()) : [];
     out.push({ message: messageFor(source, row, design, linkIds, contact, links, Boolean(deps.config.postmarkWebhookAuth)) });
   }
   return out;

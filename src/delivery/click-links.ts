@@ -20,9 +20,12 @@ export interface LinkOwner {
   campaignId: number;
 }
 
-/** Registered link ids kept per worker, by campaign; bounded as the compiled designs are. */
+/**
+ * Registered link ids kept per worker, by database and then by campaign (two databases in one
+ * process, as in tests, have campaigns with the same ids); bounded as the compiled designs are.
+ */
 const CACHE_SIZE = 32;
-const registered = new Map<string, Promise<number[]>>();
+const registeredBy = new WeakMap<object, Map<string, Promise<number[]>>>();
 
 async function register(db: Db, owner: LinkOwner, urls: readonly string[], at: string): Promise<number[]> {
   // Several workers may render the same campaign at once: the first insert of each position wins,
@@ -63,10 +66,12 @@ async function register(db: Db, owner: LinkOwner, urls: readonly string[], at: s
  */
 export function trackedLinkIds(db: Db, owner: LinkOwner, urls: readonly string[], now: Date): Promise<number[]> {
   const key = `${owner.campaignTable}:${owner.campaignId}`;
+  let registered = registeredBy.get(db);
+  if (!registered) registeredBy.set(db, (registered = new Map()));
   let entry = registered.get(key);
   if (!entry) {
     entry = register(db, owner, urls, isoMicros(now));
-    entry.catch(() => registered.delete(key));
+    entry.catch(() => registered!.delete(key));
     registered.set(key, entry);
     if (registered.size > CACHE_SIZE) registered.delete(registered.keys().next().value!);
   }

@@ -8,8 +8,9 @@ import { Counter, Histogram, type Registry } from 'prom-client';
 import type { AppDeps } from '../deps.js';
 import type { Db } from '../db/index.js';
 import { MAIL_KINDS } from '../mail-kinds.js';
-import { recordSoftBounce, suppressAddress, unsubscribeAddress, type AccountAddress } from '../suppression/suppression.writes.js';
-import { record, type LedgerEvent } from '../ledger/ledger.js';
+import type { AccountAddress } from '../suppression/suppression.writes.js';
+import { applyAddressEvents, type AddressEvent } from '../suppression/suppression.policy.js';
+import { record, type LedgerEvent } from '../messages/ledger.js';
 import { isEmail } from '../util/email.js';
 import { isoMicros } from '../util/time.js';
 import { findNamedMessages, type NamedMessage } from './intake.match.js';
@@ -154,14 +155,10 @@ async function firstTimes(trx: Db, keys: readonly string[], now: Date): Promise<
   return new Set(rows.map((r) => r.event_key));
 }
 
-/** The effects of an event reported for an address of the account without naming a message. */
-async function applyToAddress(trx: Db, event: InboundEvent, address: AccountAddress, now: Date): Promise<void> {
-  const detail = event.reason ?? null;
-  if (event.kind === 'complaint') {
-    await unsubscribeAddress(trx, address.user_id, address.email, null, { now });
-    await suppressAddress(trx, address, 'complaint', detail, now);
-  } else if (event.type === 'hard') await suppressAddress(trx, address, 'hard_bounce', detail, now);
-  else await recordSoftBounce(trx, address, null, detail, now);
+/** An event reported for an address of the account without naming a message, as the policy takes it. */
+function addressEvent(event: InboundEvent, address: AccountAddress): AddressEvent {
+  const type = event.kind === 'complaint' ? 'complaint' : event.type === 'hard' ? 'hard_bounce' : 'soft_bounce';
+  return { type, address, detail: event.reason ?? null };
 }
 
 /**
@@ -197,16 +194,22 @@ async function applyBatch(deps: AppDeps, planned: readonly Planned[], now: Date)
         : { type: 'bounced', id: p.message!.id, after: 'accept', bounce: p.event.type ?? 'soft', detail: p.event.reason ?? null },
     );
     const results = ledger.length > 0 ? await record(trx, { kinds: MAIL_KINDS, now }, ledger) : [];
+    const complainers: AddressEvent[] = [];
     for (const [j, { p, i }] of toMessages.entries()) {
       const message = results[j];
       counted[i] = message !== null;
-      if (message && p.event.kind === 'complaint' && isEmail(message.email.trim()))
-        await unsubscribeAddress(trx, message.user_id, message.email, null, { now, contactId: message.contact_id });
+      if (message && p.event.kind === 'complaint')
+        complainers.push({ type: 'complaint', address: message, detail: p.event.reason ?? null, contactId: message.contact_id });
     }
-    for (const { p, i } of first.filter(({ p }) => !p.message && p.address)) {
-      await applyToAddress(trx, p.event, p.address!, now);
-      counted[i] = true;
-    }
+    // The ledger suppressed the complainers as it counted; the policy's unsubscribe follows.
+    await applyAddressEvents(trx, complainers, now, 'unsubscribe');
+    const addressOnly = first.filter(({ p }) => !p.message && p.address);
+    await applyAddressEvents(
+      trx,
+      addressOnly.map(({ p }) => addressEvent(p.event, p.address!)),
+      now,
+    );
+    for (const { i } of addressOnly) counted[i] = true;
   });
   batchHistogram(deps.metrics).observe(touching.length);
   return counted;

@@ -1,5 +1,4 @@
 import type { AppDeps } from '../deps.js';
-import { QUEUE_CHANNEL } from '../queue/queue.queries.js';
 import type { Lane } from './runner.js';
 
 /**
@@ -22,15 +21,16 @@ const earliest = (a: Date | null, b: Date | null) => (a && b ? (a < b ? a : b) :
 
 /**
  * The scheduler lane: each round runs every task in the order given, and says how much they did.
- * It shares the mail queue's channel: what the API queues or schedules wakes it, and a batch the
- * mail lane sent wakes it to complete what finished (and what it starts wakes the mail lane). A
+ * It listens on `channel`, the mail queue's (given by `src/lanes.ts`): what the API queues or
+ * schedules wakes it, and a batch the mail lane sent wakes it to complete what finished (and what
+ * it starts wakes the mail lane). A
  * task that throws does not keep the others from running; the round then fails (and the runner
  * pauses the lane).
  */
-export function schedulerLane(deps: AppDeps, tasks: readonly ScheduledTask[]): Lane {
+export function schedulerLane(deps: AppDeps, tasks: readonly ScheduledTask[], channel: string): Lane {
   return {
     name: 'scheduler',
-    channel: QUEUE_CHANNEL,
+    channel,
     startLog: { tasks: tasks.map((t) => t.name) },
     async work() {
       let done = 0;

@@ -1,7 +1,7 @@
 import type { Db } from '../db/index.js';
 import { TRAP_LINK_ID, type ClickRef } from '../delivery/tracking.js';
 import { MAIL_KINDS } from '../mail-kinds.js';
-import { MAX_CLICKS_BATCH, record, type ClickedEvent } from '../ledger/ledger.js';
+import { MAX_CLICKS_BATCH, record, type ClickedEvent } from '../messages/ledger.js';
 import { clickKey, clickTargets } from './messages.queries.js';
 import { batcher } from '../jobs/batcher.js';
 import type { Clock } from '../util/clock.js';

@@ -7,8 +7,8 @@ import { sql } from 'kysely';
 import type { Db } from '../db/index.js';
 import { fillClickUrls } from '../delivery/click-links.js';
 import type { ClickRef } from '../delivery/tracking.js';
-import { sourceIdOf, sourceKeys } from '../ledger/ledger.js';
-import type { MailKinds } from '../queue/queue.types.js';
+import { sourceIdOf, sourceKeys } from '../messages/ledger.js';
+import type { MailKinds } from '../messages/messages.kinds.js';
 
 export type { ClickRef };
 

@@ -1,7 +1,7 @@
 import type { Db } from '../db/index.js';
 import type { Clock } from '../util/clock.js';
 import { MAIL_KINDS } from '../mail-kinds.js';
-import { MAX_OPENS_BATCH, record } from '../ledger/ledger.js';
+import { MAX_OPENS_BATCH, record } from '../messages/ledger.js';
 import { batcher } from '../jobs/batcher.js';
 
 /** Counts opens for the pixel route, sharing transactions between requests that arrive together. */

@@ -9,9 +9,9 @@ import type { Db } from '../db/index.js';
 import { findGroupAnyState, listDisplayGroups } from '../modules/unsubscribes/groups.queries.js';
 import { deleteUnsubscribers } from '../modules/unsubscribes/unsubscribes.queries.js';
 import { unsubscribeEntriesOf } from '../suppression/suppression.reads.js';
-import { unsubscribeEmail } from '../modules/unsubscribes/unsubscribes.suppression.js';
+import { unsubscribeEmail } from '../modules/unsubscribes/unsubscribes.service.js';
 import { MAIL_KINDS } from '../mail-kinds.js';
-import { record } from '../ledger/ledger.js';
+import { record } from '../messages/ledger.js';
 import type { PublicMessage } from './messages.queries.js';
 import type { GroupChoice } from './unsubscribe.page.js';
 

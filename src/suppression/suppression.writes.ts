@@ -13,11 +13,6 @@ import { emitEvents } from '../events/outbox.js';
 import { lockSunset } from './sunset.sweep.js';
 import { isoMicros } from '../util/time.js';
 
-/** Soft bounces of one address within SOFT_WINDOW_MS that suppress it. */
-export const SOFT_THRESHOLD = 3;
-/** The window of the soft threshold: 30 days. */
-export const SOFT_WINDOW_MS = 30 * 24 * 60 * 60 * 1000;
-
 /** An address of an account, as reported (`email`) and as compared (`email_key`, lower case). */
 export interface AccountAddress {
   user_id: number;
@@ -85,8 +80,8 @@ export async function suppressAddresses(
 
 /**
  * Records one soft bounce of the address (of message `mailMessageId`, or of none) and suppresses
- * the address (reason `soft_bounces`) once it has SOFT_THRESHOLD soft bounces within
- * SOFT_WINDOW_MS up to `now`. The address is locked first (`lockAccountAddress`), so two
+ * the address (with `reason`) once it has `threshold.count` soft bounces within
+ * `threshold.windowMs` up to `now` (the policy's numbers, `suppression.policy.ts`). The address is locked first (`lockAccountAddress`), so two
  * concurrent bounces count one after the other. Returns whether this bounce suppressed it.
  */
 export async function recordSoftBounce(
@@ -94,6 +89,8 @@ export async function recordSoftBounce(
   address: AccountAddress,
   mailMessageId: number | null,
   detail: string | null,
+  reason: SuppressionReason,
+  threshold: { count: number; windowMs: number },
   now: Date,
 ): Promise<boolean> {
   await lockAccountAddress(trx, address.user_id, address.email_key);
@@ -107,18 +104,18 @@ export async function recordSoftBounce(
     .select((eb) => eb.fn.countAll().as('n'))
     .where('user_id', '=', address.user_id)
     .where('email_key', '=', address.email_key)
-    .where('bounced_at', '>', isoMicros(new Date(now.getTime() - SOFT_WINDOW_MS)))
+    .where('bounced_at', '>', isoMicros(new Date(now.getTime() - threshold.windowMs)))
     .where('bounced_at', '<=', at)
     .executeTakeFirst();
-  if (Number(row?.n ?? 0) < SOFT_THRESHOLD) return false;
-  return suppressAddress(trx, address, 'soft_bounces', detail, now);
+  if (Number(row?.n ?? 0) < threshold.count) return false;
+  return suppressAddress(trx, address, reason, detail, now);
 }
 
 /**
  * Lifts the suppression of one address of the account (whatever its reason), in the caller's
- * transaction: forgets its soft-bounce history (so the next soft bounce starts a new count), and
- * the messages it received so far no longer count for the sunset policy (`sunset_lifted`), so the
- * address is counted again only from the lift on. Returns whether the address was suppressed.
+ * transaction: forgets its soft-bounce history (so the next soft bounce starts a new count). The
+ * caller then has the messages it received so far no longer count for the sunset policy
+ * (`sunsetLifted` of src/messages/). Returns whether the address was suppressed.
  */
 export async function liftSuppression(trx: Db, userId: number, emailKey: string): Promise<boolean> {
   // Under the sweep's lock: a sweep that read the messages before this lift never lists the address again.
@@ -126,14 +123,6 @@ export async function liftSuppression(trx: Db, userId: number, emailKey: string)
   const r = await trx.deleteFrom('suppressions').where('user_id', '=', userId).where('email_key', '=', emailKey).executeTakeFirst();
   if (Number(r.numDeletedRows) === 0) return false;
   await trx.deleteFrom('soft_bounces').where('user_id', '=', userId).where('email_key', '=', emailKey).execute();
-  await trx
-    .updateTable('mail_messages')
-    .set({ sunset_lifted: 1 })
-    .where('user_id', '=', userId)
-    .where('email_key', '=', emailKey)
-    .where('state', '=', 'sent')
-    .where('sunset_lifted', '=', 0)
-    .execute();
   return true;
 }
 
@@ -205,24 +194,6 @@ export async function insertUnsubscribers(
   return { ids, added };
 }
 
-/**
- * Unsubscribes one address (already checked to be an address; trimmed here) at `opts.now`:
- * globally (`groupId` null) or from a group of the account (deleted ones included: sends made
- * under them may still be delivering). Returns true when the address was not on that list yet (a
- * "first unsubscribe", counted once in the statistics, and announced by a `contact.unsubscribed`
- * event naming `opts.contactId` when given).
- */
-export async function unsubscribeAddress(
-  db: Db,
-  userId: number,
-  email: string,
-  groupId: GroupKey,
-  opts: { now: Date; contactId?: number | null },
-): Promise<boolean> {
-  const { added } = await insertUnsubscribers(db, userId, groupId, [email.trim()], opts);
-  return added > 0;
-}
-
 /** The hash key of each app secret, derived once: HMAC-SHA256(secret, 'erasure'). */
 const erasureKeys = new Map<string, Buffer>();
 
@@ -239,4 +210,13 @@ export function erasureHash(appSecret: string, email: string): string {
     erasureKeys.set(appSecret, key);
   }
   return createHmac('sha256', key).update(email.trim().toLowerCase()).digest('hex');
+}
+
+/** Keeps the keyed hash of an erased address (`erasureHash`) for the account; a hash kept already stays. */
+export async function insertErasedHash(db: Db, userId: number, hash: string, now: Date): Promise<void> {
+  await db
+    .insertInto('erased_addresses')
+    .values({ user_id: userId, hash, created_at: isoMicros(now) })
+    .onConflict((oc) => oc.columns(['user_id', 'hash']).doNothing())
+    .execute();
 }

@@ -7,7 +7,7 @@ import type { Database } from '../../src/db/index.js';
 import { createAccount } from '../../src/modules/accounts/accounts.service.js';
 import { isoMicros } from '../../src/util/time.js';
 import { ENGINE, freshDatabase } from '../helpers.js';
-import { queueSystemMails } from '../queue/queue.helpers.js';
+import { queueSystemMails } from '../messages/queue.helpers.js';
 import { SmtpSink } from '../support/smtp-sink.js';
 import { startEntry, until, type Child } from '../support/processes.js';
 

@@ -8,7 +8,7 @@ import { trackingLinks } from '../../src/delivery/tracking.js';
 import { toTransportError } from '../../src/delivery/transports.js';
 import { startJobs } from '../../src/lanes.js';
 import { ENGINE, setup, type TestContext } from '../helpers.js';
-import { queueSystemMails } from '../queue/queue.helpers.js';
+import { queueSystemMails } from '../messages/queue.helpers.js';
 import { SmtpSink } from '../support/smtp-sink.js';
 import { startSink, tallyRecipients, type BenchSink } from '../../bench/lib/sink.js';
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { trackingLinks } from '../../src/delivery/tracking.js';
-import { unsubscribeEmail } from '../../src/modules/unsubscribes/unsubscribes.suppression.js';
+import { unsubscribeEmail } from '../../src/modules/unsubscribes/unsubscribes.service.js';
 import type { SmtpSink } from '../support/smtp-sink.js';
 import { group, type SendsContext } from '../modules/single-sends.helpers.js';
 import { sendTo, setupBounces } from '../inbound/bounces.helpers.js';

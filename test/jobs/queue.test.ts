@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import type { Database } from '../../src/db/index.js';
 import type { QueuedMessage } from '../../src/db/types.js';
-import { MAIL_QUEUE } from '../../src/jobs/mail.queue.js';
+import { MAIL_QUEUE } from '../../src/messages/mail.queue.js';
 import { claim } from '../../src/jobs/queue/claim.js';
 import { release } from '../../src/jobs/queue/release.js';
 import { renew } from '../../src/jobs/queue/renew.js';

@@ -7,7 +7,7 @@ import { freePort, startEntry, until, type Child } from '../support/processes.js
 import { SmtpSink } from '../support/smtp-sink.js';
 import type { Database } from '../../src/db/index.js';
 import { createAccount, type IssuedKeys } from '../../src/modules/accounts/accounts.service.js';
-import { QUEUE_CHANNEL } from '../../src/queue/queue.queries.js';
+import { QUEUE_CHANNEL } from '../../src/messages/mail.queue.js';
 import { isoMicros } from '../../src/util/time.js';
 import { senderForm } from './senders.helpers.js';
 

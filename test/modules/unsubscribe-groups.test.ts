@@ -1,7 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { fieldErrors, setup, type TestContext, assertNeedsKeys } from '../helpers.js';
-import { suppressedEmails } from '../../src/modules/unsubscribes/unsubscribes.suppression.js';
+import { unsubscribedKeys } from '../../src/suppression/suppression.reads.js';
 import { TS, RNF, GROUP_KEYS, addGroup, details, addRecipients } from './unsubscribe-groups.helpers.js';
 
 describe('unsubscribe groups', () => {
@@ -182,7 +182,7 @@ describe('unsubscribe groups', () => {
     );
     const add = await t.a.post('/unsubscribes-groups/manually-add', { unsubscribe_groups_id: id, email_address: 'x@example.com' });
     assert.deepEqual(add.body, fieldErrors({ unsubscribe_groups_id: ['The selected unsubscribe groups id is invalid.'] }));
-    const suppressed = await suppressedEmails(t.database.db, t.a.keys!.user_id, ['kept@example.com'], id);
+    const suppressed = await unsubscribedKeys(t.database.db, t.a.keys!.user_id, ['kept@example.com'], id);
     assert.deepEqual([...suppressed], ['kept@example.com']);
     for (const query of [{ id }, { id: 'abc' }, undefined]) {
       assert.deepEqual((await t.a.delete('/unsubscribes-groups/delete', query)).body, RNF);

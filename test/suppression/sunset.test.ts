@@ -6,7 +6,7 @@ import { enqueueSystemMail } from '../../src/modules/notifications/notifications
 import { suppressAddress } from '../../src/suppression/suppression.writes.js';
 import { SKIP_TEXTS } from '../../src/suppression/suppression.reads.js';
 import { createSend, group, messagesOf, sendForm, setupSends, verifiedSender, type SendsContext } from '../modules/single-sends.helpers.js';
-import { systemMail } from '../queue/queue.helpers.js';
+import { systemMail } from '../messages/queue.helpers.js';
 import { DAY, seedMessage, type SeededMessage } from '../modules/segments/engagement.helpers.js';
 import { keyClient } from '../modules/access/keys.helpers.js';
 

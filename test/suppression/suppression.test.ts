@@ -7,16 +7,11 @@ import type { Database, Db } from '../../src/db/index.js';
 import { createAccount } from '../../src/modules/accounts/accounts.service.js';
 import { enqueueSystemMail } from '../../src/modules/notifications/notifications.mail.js';
 import { isSuppressed, skipsAmong, suppressedSql, type SkipReason } from '../../src/suppression/suppression.reads.js';
-import {
-  erasureHash,
-  recordSoftBounce,
-  suppressAddress,
-  unsubscribeAddress,
-  type AccountAddress,
-} from '../../src/suppression/suppression.writes.js';
+import { erasureHash, suppressAddress, type AccountAddress } from '../../src/suppression/suppression.writes.js';
+import { applyAddressEvents } from '../../src/suppression/suppression.policy.js';
 import { testClock } from '../../src/util/clock.js';
 import { isoMicros } from '../../src/util/time.js';
-import { insertSingleSend, queueSendMessage, systemMail } from '../queue/queue.helpers.js';
+import { insertSingleSend, queueSendMessage, systemMail } from '../messages/queue.helpers.js';
 
 const SECRET = 'test-secret';
 const now = new Date('2030-01-01T00:00:00.000Z');
@@ -59,19 +54,21 @@ const address = (user_id: number, email: string): AccountAddress => ({ user_id, 
 async function fixture(db: Db, a: number, b: number) {
   const group = await makeGroup(db, a, 'News');
   const otherGroup = await makeGroup(db, a, 'Offers');
-  await unsubscribeAddress(db, a, 'Global@example.com', null, { now });
-  await unsubscribeAddress(db, a, 'grouped@example.com', group, { now });
+  await applyAddressEvents(db, [{ type: 'unsubscribe', address: address(a, 'Global@example.com'), groupId: null }], now);
+  await applyAddressEvents(db, [{ type: 'unsubscribe', address: address(a, 'grouped@example.com'), groupId: group }], now);
   await suppressAddress(db, address(a, 'hard@example.com'), 'hard_bounce', '550 5.1.1 user unknown', now);
-  for (let i = 0; i < 2; i++) await recordSoftBounce(db, address(a, 'soft2@example.com'), null, 'mailbox full', now);
-  for (let i = 0; i < 3; i++) await recordSoftBounce(db, address(a, 'soft3@example.com'), null, 'mailbox full', now);
+  for (let i = 0; i < 2; i++)
+    await applyAddressEvents(db, [{ type: 'soft_bounce', address: address(a, 'soft2@example.com'), detail: 'mailbox full' }], now);
+  for (let i = 0; i < 3; i++)
+    await applyAddressEvents(db, [{ type: 'soft_bounce', address: address(a, 'soft3@example.com'), detail: 'mailbox full' }], now);
   // A complaint, as the intake applies it: the global list and the suppression list.
-  await unsubscribeAddress(db, a, 'complained@example.com', null, { now });
+  await applyAddressEvents(db, [{ type: 'unsubscribe', address: address(a, 'complained@example.com'), groupId: null }], now);
   await suppressAddress(db, address(a, 'complained@example.com'), 'complaint', 'abuse report', now);
   await erase(db, a, 'erased@example.com');
   // Another account's entries never count for A.
   const bGroup = await makeGroup(db, b, 'B news');
-  await unsubscribeAddress(db, b, 'clean@example.com', null, { now });
-  await unsubscribeAddress(db, b, 'clean@example.com', bGroup, { now });
+  await applyAddressEvents(db, [{ type: 'unsubscribe', address: address(b, 'clean@example.com'), groupId: null }], now);
+  await applyAddressEvents(db, [{ type: 'unsubscribe', address: address(b, 'clean@example.com'), groupId: bGroup }], now);
   await suppressAddress(db, address(b, 'clean@example.com'), 'hard_bounce', null, now);
   await erase(db, b, 'clean@example.com');
   return { group, otherGroup };

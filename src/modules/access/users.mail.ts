@@ -8,7 +8,7 @@ import type { Db } from '../../db/index.js';
 import { escapeHtml } from '../../delivery/placeholders.js';
 import type { MailMessage } from '../../delivery/transport.js';
 import { systemFrom } from '../../delivery/transports.js';
-import type { MailKind } from '../../queue/queue.types.js';
+import type { MailKind } from '../../messages/messages.kinds.js';
 import { seal, unseal } from '../../util/seal.js';
 import { enqueueSystemMail, systemMailKind } from '../notifications/notifications.mail.js';
 

@@ -17,12 +17,16 @@ import type { Db } from '../../db/index.js';
 import { engineOf, isoPlusSeconds, toCount } from '../../db/dialect.js';
 import { suppressedSql } from '../../suppression/suppression.reads.js';
 import type { ScheduledTask } from '../../jobs/scheduler.lane.js';
-import type { MailKind } from '../../queue/queue.types.js';
-import { wakeWorkers } from '../../queue/queue.queries.js';
+import type { MailKind } from '../../messages/messages.kinds.js';
+import { wakeWorkers } from '../../messages/mail.queue.js';
+import { enqueueSelected, moveMessages } from '../../messages/messages.writes.js';
 import { isoMicros } from '../../util/time.js';
 import { enrollMembers, MEMBER_BEFORE_LIVE } from './automations.enroll.js';
 import { automationGroups, renderAutomationBatch } from './automations.message.js';
 import { AUTOMATION_TYPE, waitMs, type AutomationRow, type AutomationScheduleRow } from './automations.types.js';
+
+/** The kind of an automation's messages (`mail_messages.kind`). */
+const KIND = 'automation';
 
 /** Enrollments stepped per transaction. */
 const STEP_BATCH = 1000;
@@ -41,13 +45,7 @@ async function lockAutomation(trx: Db, automationId: number): Promise<void> {
 export async function automationLive(trx: Db, deps: AppDeps, automation: AutomationRow, now: Date): Promise<void> {
   const welcome = automation.automation_type === AUTOMATION_TYPE.welcome;
   await enrollMembers(trx, automation, now, welcome ? { asExited: MEMBER_BEFORE_LIVE } : {});
-  const at = isoMicros(now);
-  await trx
-    .updateTable('mail_messages')
-    .set({ state: 'queued', next_attempt_at: at, updated_at: at })
-    .where('automation_id', '=', automation.id)
-    .where('state', '=', 'held')
-    .execute();
+  await moveMessages(trx, { automation_id: [automation.id] }, { from: ['held'], to: 'queued', now });
   await wakeWorkers(trx);
 }
 
@@ -56,24 +54,18 @@ export async function automationLive(trx: Db, deps: AppDeps, automation: Automat
  * held (no worker claims them) until it is set live again. Messages a worker already claimed go out.
  */
 export async function automationPaused(trx: Db, automationId: number, now: Date): Promise<void> {
-  await trx
-    .updateTable('mail_messages')
-    .set({ state: 'held', updated_at: isoMicros(now) })
-    .where('automation_id', '=', automationId)
-    .where('state', '=', 'queued')
-    .execute();
+  await moveMessages(trx, { automation_id: [automationId] }, { from: ['queued'], to: 'held', now });
 }
 
 /** Called by delete and bulk delete, in their transaction, after the rows were soft-deleted: every enrollment stops, unsent messages are cancelled. */
 export async function automationsDeleted(trx: Db, automationIds: number[], now: Date): Promise<void> {
   if (automationIds.length === 0) return;
   const at = isoMicros(now);
-  await trx
-    .updateTable('mail_messages')
-    .set({ state: 'cancelled', last_error: 'the automation was deleted', updated_at: at })
-    .where('automation_id', 'in', automationIds)
-    .where('state', 'in', ['queued', 'held'])
-    .execute();
+  await moveMessages(
+    trx,
+    { automation_id: automationIds },
+    { from: ['queued', 'held'], to: 'cancelled', now, lastError: 'the automation was deleted' },
+  );
   await trx
     .updateTable('automation_enrollments')
     .set({ state: 'exited', exit_reason: 'the automation was deleted', due_at: null, updated_at: at })
@@ -124,12 +116,11 @@ export async function scheduleRemoved(trx: Db, schedule: AutomationScheduleRow, 
     .limit(1)
     .executeTakeFirst();
   await repoint(trx, schedule.automation_id, schedule.id, next, now);
-  await trx
-    .updateTable('mail_messages')
-    .set({ state: 'cancelled', last_error: 'the automation email was deleted', updated_at: isoMicros(now) })
-    .where('automation_schedule_id', '=', schedule.id)
-    .where('state', 'in', ['queued', 'held'])
-    .execute();
+  await moveMessages(
+    trx,
+    { automation_schedule_id: schedule.id },
+    { from: ['queued', 'held'], to: 'cancelled', now, lastError: 'the automation email was deleted' },
+  );
 }
 
 /** Live automations with the earliest due time of their enrollments (null: nothing waits). */
@@ -231,14 +222,13 @@ async function stepBatch(deps: AppDeps, automationId: number, now: Date): Promis
       // The email a row waited for is gone only if it was deleted without re-pointing: skip it.
       const next = schedules.find((s) => s.id > (scheduleId ?? Infinity));
       if (email) {
-        const inserted = await sql`
-          insert into mail_messages
-            (user_id, kind, automation_id, automation_schedule_id, contact_id, email, email_key, payload, next_attempt_at, created_at, updated_at)
-          select user_id, 'automation', automation_id, cast(${email.id} as integer), contact_id, email, email_key, payload,
-            cast(${at} as text), cast(${at} as text), cast(${at} as text)
-          from automation_enrollments where id in (${sql.join(ids)})
-          on conflict do nothing`.execute(trx);
-        queued[email.id] = Number(inserted.numAffectedRows ?? 0);
+        queued[email.id] = await enqueueSelected(trx, {
+          source: ['automation_id', 'automation_schedule_id'],
+          select: sql`
+            select user_id, cast(${KIND} as text), automation_id, cast(${email.id} as integer), contact_id, email, email_key, payload,
+              cast(${at} as text), cast(${at} as text), cast(${at} as text)
+            from automation_enrollments where id in (${sql.join(ids)})`,
+        });
         triggered += queued[email.id];
       }
       await trx
@@ -320,7 +310,7 @@ async function countAutomationQueue(db: Db, now: Date): Promise<Record<'due' | '
  * automation's row. Stepping the due enrollments into the queue is `automationStepsTask`.
  */
 export const automationKind: MailKind = {
-  name: 'automation',
+  name: KIND,
   render: renderAutomationBatch,
   unsubscribeGroups: automationGroups,
   source: {

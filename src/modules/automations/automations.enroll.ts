@@ -18,7 +18,7 @@ import type { MembershipListener } from '../segments/segments.changes.js';
 import type { Db } from '../../db/index.js';
 import { engineOf } from '../../db/dialect.js';
 import { inList, pickOncePerAddress, targets, type RecipientRef } from '../../delivery/audience.js';
-import { wakeWorkers } from '../../queue/queue.queries.js';
+import { wakeWorkers } from '../../messages/mail.queue.js';
 import { isoMicros } from '../../util/time.js';
 import { waitMs, type AutomationRow } from './automations.types.js';
 

@@ -134,32 +134,6 @@ export async function clearAltEmails(db: Db, userId: number, key: string, now: D
 }
 
 /**
- * The account's queue rows to the address lose it: `email` and `email_key` become `erased:<row id>`
- * (unique per row, so the queue's one-row-per-address rules still hold), the payload (a system
- * mail's whole message) and the last error (a server's answer may quote the address) are cleared.
- * Their counts (opens, clicks, bounce, complaint) stay for the statistics. Rows not sent yet are
- * cancelled. Returns how many rows changed.
- */
-export async function eraseMessageAddress(db: Db, userId: number, key: string, now: Date): Promise<number> {
-  const at = isoMicros(now);
-  const r = await db
-    .updateTable('mail_messages')
-    .set({
-      email: sql`'erased:' || cast(id as text)`,
-      email_key: sql`'erased:' || cast(id as text)`,
-      payload: null,
-      last_error: sql`case when state in ('queued', 'sending', 'held') then 'the address was erased' else null end`,
-      state: sql`case when state in ('queued', 'sending', 'held') then 'cancelled' else state end`,
-      lease_owner: null,
-      updated_at: at,
-    })
-    .where('user_id', '=', userId)
-    .where('email_key', '=', key)
-    .executeTakeFirst();
-  return Number(r.numUpdatedRows);
-}
-
-/**
  * Deletes the inbound de-duplication keys that end with the address (Amazon SES names an event
  * `<feedback id>:<address>`). They belong to no account and matter only while a provider may
  * deliver the same notification again.
@@ -212,13 +186,4 @@ export async function setWebhookEventBody(db: Db, id: number, body: string): Pro
 export async function isMessageOf(db: Db, userId: number, id: number): Promise<boolean> {
   const row = await db.selectFrom('mail_messages').select('id').where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
   return row !== undefined;
-}
-
-/** Keeps the keyed hash of an erased address for the account (once). */
-export async function insertErasedHash(db: Db, userId: number, hash: string, now: Date): Promise<void> {
-  await db
-    .insertInto('erased_addresses')
-    .values({ user_id: userId, hash, created_at: isoMicros(now) })
-    .onConflict((oc) => oc.columns(['user_id', 'hash']).doNothing())
-    .execute();
 }

@@ -10,6 +10,8 @@ import type { AppDeps } from '../../deps.js';
 import type { Database } from '../../db/index.js';
 import { NotFound, Rnf } from '../../http/errors.js';
 import { erasureHash } from '../../suppression/suppression.writes.js';
+import { applyAddressEvents } from '../../suppression/suppression.policy.js';
+import { eraseAddress as eraseMessagesTo } from '../../messages/messages.writes.js';
 import { audienceChanged } from '../audience/audience.service.js';
 import { toSuppression } from '../suppressions/suppressions.schema.js';
 import {
@@ -29,8 +31,6 @@ import {
   deleteContactRows,
   deleteInboundEventKeys,
   deleteKeptAnswers,
-  eraseMessageAddress,
-  insertErasedHash,
   segmentIdsWithAddress,
   suppressionOf,
   unsubscribeGroupsOf,
@@ -99,7 +99,7 @@ export const ERASURE_STEPS: ErasureStep[] = [
   eraseFromSegmentConditions,
   // The account's own staff address, when it is the one erased: it is mailed no more either.
   deleteRowsOf('notification_recipients'),
-  (trx, t) => eraseMessageAddress(trx, t.userId, t.key, t.now),
+  (trx, t) => eraseMessagesTo(trx, t.userId, t.key, t.now),
   // Answers kept for retries: they never make an address one the account holds either.
   async (trx, t) => {
     await deleteKeptAnswers(trx, t.userId, t.key);
@@ -125,7 +125,7 @@ export async function eraseAddress(deps: AppDeps, userId: number, email: string)
     let held = files.length;
     for (const step of ERASURE_STEPS) held += await step(trx, target);
     if (held === 0) throw new NotFound(Rnf);
-    await insertErasedHash(trx, userId, erasureHash(deps.config.appSecret, target.key), target.now);
+    await applyAddressEvents(trx, [{ type: 'erasure', userId, hash: erasureHash(deps.config.appSecret, target.key) }], target.now);
   });
   await removeFiles(files);
   await dropOldPages(deps.database);

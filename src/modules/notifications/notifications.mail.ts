@@ -5,9 +5,9 @@
 import type { Db } from '../../db/index.js';
 import { trackingLinks } from '../../delivery/tracking.js';
 import type { MailMessage } from '../../delivery/transport.js';
-import { wakeWorkers } from '../../queue/queue.queries.js';
-import type { MailKind } from '../../queue/queue.types.js';
-import { isoMicros } from '../../util/time.js';
+import { wakeWorkers } from '../../messages/mail.queue.js';
+import { enqueue } from '../../messages/messages.writes.js';
+import type { MailKind } from '../../messages/messages.kinds.js';
 
 const KIND = 'system';
 
@@ -24,20 +24,8 @@ export async function enqueueSystemMail(
   now: Date,
   stored: { kind: string; payload: string } = { kind: KIND, payload: JSON.stringify(message) },
 ): Promise<void> {
-  const at = isoMicros(now);
-  await db
-    .insertInto('mail_messages')
-    .values({
-      user_id: userId,
-      kind: stored.kind,
-      email: message.to,
-      email_key: message.to.trim().toLowerCase(),
-      payload: stored.payload,
-      next_attempt_at: at,
-      created_at: at,
-      updated_at: at,
-    })
-    .execute();
+  const address = { email: message.to, email_key: message.to.trim().toLowerCase() };
+  await enqueue(db, [{ user_id: userId, kind: stored.kind, ...address, payload: stored.payload }], now);
   await wakeWorkers(db);
 }
 

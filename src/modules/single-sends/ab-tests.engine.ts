@@ -9,7 +9,7 @@ import type { AppDeps } from '../../deps.js';
 import type { Db } from '../../db/index.js';
 import { emitEvents } from '../../events/outbox.js';
 import type { ScheduledTask } from '../../jobs/scheduler.lane.js';
-import { wakeWorkers } from '../../queue/queue.queries.js';
+import { wakeWorkers } from '../../messages/mail.queue.js';
 import {
   addTriggered,
   claimWinner,

@@ -7,6 +7,7 @@ import type { Db } from '../../db/index.js';
 import { engineOf, type Engine } from '../../db/dialect.js';
 import { pickOncePerAddress, refsOf, targets } from '../../delivery/audience.js';
 import { suppressedSql } from '../../suppression/suppression.reads.js';
+import { enqueueSelected } from '../../messages/messages.writes.js';
 import { isoMicros } from '../../util/time.js';
 import type { SingleSendRow } from './single-sends.schema.js';
 
@@ -23,14 +24,14 @@ import type { SingleSendRow } from './single-sends.schema.js';
 export async function resolveRecipients(trx: Db, send: SingleSendRow, now: Date): Promise<number> {
   const userId = send.user_id;
   const at = isoMicros(now);
-  const result = await sql`
-    ${pickedRecipients(engineOf(trx), send)}
-    insert into mail_messages (user_id, kind, single_send_id, contact_id, email, email_key, payload, next_attempt_at, created_at, updated_at)
-    select cast(${userId} as integer), 'single_send', cast(${send.id} as integer), contact_id, email, email_key, payload,
-      cast(${at} as text), cast(${at} as text), cast(${at} as text)
-    from picked where rn = 1
-    on conflict do nothing`.execute(trx);
-  return Number(result.numAffectedRows ?? 0);
+  return enqueueSelected(trx, {
+    with: pickedRecipients(engineOf(trx), send),
+    source: ['single_send_id'],
+    select: sql`
+      select cast(${userId} as integer), 'single_send', cast(${send.id} as integer), contact_id, email, email_key, payload,
+        cast(${at} as text), cast(${at} as text), cast(${at} as text)
+      from picked where rn = 1`,
+  });
 }
 
 /**
@@ -47,20 +48,21 @@ export async function resolveTestShare(trx: Db, send: SingleSendRow, variants: n
   const at = isoMicros(now);
   const percent = sql`cast(${send.ab_test_percent ?? 0} as integer)`;
   const count = sql`cast(${variants} as integer)`;
-  const result = await sql`
-    ${pickedRecipients(engineOf(trx), send)},
-    shuffled as (
-      select contact_id, email, email_key, payload, row_number() over (order by random()) as k, count(*) over () as n
-      from picked where rn = 1
-    )
-    insert into mail_messages (user_id, kind, single_send_id, contact_id, email, email_key, payload, ab_variant,
-      next_attempt_at, created_at, updated_at)
-    select cast(${userId} as integer), 'single_send', cast(${send.id} as integer), contact_id, email, email_key, payload,
-      cast((k - 1) % ${count} as integer), cast(${at} as text), cast(${at} as text), cast(${at} as text)
-    from shuffled
-    where k <= case when (n * ${percent} + 50) / 100 < ${count} then ${count} else (n * ${percent} + 50) / 100 end
-    on conflict do nothing`.execute(trx);
-  return Number(result.numAffectedRows ?? 0);
+  return enqueueSelected(trx, {
+    with: sql`
+      ${pickedRecipients(engineOf(trx), send)},
+      shuffled as (
+        select contact_id, email, email_key, payload, row_number() over (order by random()) as k, count(*) over () as n
+        from picked where rn = 1
+      )`,
+    source: ['single_send_id'],
+    extra: ['ab_variant'],
+    select: sql`
+      select cast(${userId} as integer), 'single_send', cast(${send.id} as integer), contact_id, email, email_key, payload,
+        cast((k - 1) % ${count} as integer), cast(${at} as text), cast(${at} as text), cast(${at} as text)
+      from shuffled
+      where k <= case when (n * ${percent} + 50) / 100 < ${count} then ${count} else (n * ${percent} + 50) / 100 end`,
+  });
 }
 
 /** What decides a send's audience: its targets, exclusions and unsubscribe group. */

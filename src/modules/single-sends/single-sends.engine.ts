@@ -6,8 +6,8 @@
  */
 import type { AppDeps } from '../../deps.js';
 import type { ScheduledTask } from '../../jobs/scheduler.lane.js';
-import type { MailKind } from '../../queue/queue.types.js';
-import { wakeWorkers } from '../../queue/queue.queries.js';
+import type { MailKind } from '../../messages/messages.kinds.js';
+import { wakeWorkers } from '../../messages/mail.queue.js';
 import { enqueueEvent } from '../notifications/notifications.events.js';
 import { refreshTargetedSegments } from '../segments/segments.live.js';
 import { refsOf } from '../../delivery/audience.js';

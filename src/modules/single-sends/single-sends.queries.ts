@@ -2,6 +2,7 @@ import type { Insertable, Updateable } from 'kysely';
 import type { Db } from '../../db/index.js';
 import type { SingleSendTable } from '../../db/types.js';
 import { isoMicros, sqlDateTime } from '../../util/time.js';
+import { moveMessages } from '../../messages/messages.writes.js';
 
 /** The send's `status` values. */
 export const STATUS = {
@@ -81,13 +82,7 @@ export async function softDeleteSends(db: Db, userId: number, ids: number[], now
  * back after a crash).
  */
 export async function cancelQueuedMessages(db: Db, sendIds: number[], now: Date): Promise<void> {
-  if (sendIds.length === 0) return;
-  await db
-    .updateTable('mail_messages')
-    .set({ state: 'cancelled', updated_at: isoMicros(now) })
-    .where('single_send_id', 'in', sendIds)
-    .where('state', '=', 'queued')
-    .execute();
+  await moveMessages(db, { single_send_id: sendIds }, { from: ['queued'], to: 'cancelled', now });
 }
 
 /** The messages of `sendIds` whose recipient opened them (for `unique_open_token`). */

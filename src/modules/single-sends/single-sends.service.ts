@@ -8,7 +8,7 @@ import { trackingLinks } from '../../delivery/tracking.js';
 import { Conflict, NotFound, Rnf, ValidationError, type FieldErrors } from '../../http/errors.js';
 import { messages, Rules } from '../../http/messages.js';
 import { utrOf } from '../../http/schemas.js';
-import { wakeWorkers } from '../../queue/queue.queries.js';
+import { wakeWorkers } from '../../messages/mail.queue.js';
 import { isoMicros } from '../../util/time.js';
 import {
   cancelQueuedMessages,

@@ -3,6 +3,7 @@ import { NotFound, Rnf } from '../../http/errors.js';
 import { queryListSource } from '../../http/list-source.js';
 import { suppressionEntries } from '../../suppression/suppression.reads.js';
 import { liftSuppression as liftAddress } from '../../suppression/suppression.writes.js';
+import { sunsetLifted } from '../../messages/messages.writes.js';
 import { toSuppression, type SuppressionRow } from './suppressions.schema.js';
 
 /** The account's suppressed addresses, newest first (the list is src/suppression/'s). */
@@ -21,6 +22,12 @@ export function listSuppressions(deps: AppDeps, userId: number) {
  */
 export async function liftSuppression(deps: AppDeps, userId: number, email: string | undefined): Promise<void> {
   const key = email?.trim().toLowerCase();
-  const lifted = key ? await deps.database.db.transaction().execute((trx) => liftAddress(trx, userId, key)) : false;
+  const lifted = key
+    ? await deps.database.db.transaction().execute(async (trx) => {
+        if (!(await liftAddress(trx, userId, key))) return false;
+        await sunsetLifted(trx, userId, key);
+        return true;
+      })
+    : false;
   if (!lifted) throw new NotFound(Rnf);
 }

@@ -7,7 +7,7 @@
 import type { Db } from '../../db/index.js';
 import type { QueuedMessage } from '../../db/types.js';
 import { renderCampaignBatch, type CampaignSource } from '../../delivery/campaign-mail.js';
-import type { MailKind } from '../../queue/queue.types.js';
+import type { MailKind } from '../../messages/messages.kinds.js';
 import { emailSource, selectEmailsWithAutomation } from '../automations/automations.message.js';
 import { sendSource } from '../single-sends/message.js';
 import type { TestPayload } from './test-sends.schema.js';

@@ -11,8 +11,8 @@ import { NotFound, Rnf, type FieldErrors } from '../../http/errors.js';
 import { Rules } from '../../http/messages.js';
 import type { Principal } from '../../http/principal.js';
 import { utrOf } from '../../http/schemas.js';
-import { wakeWorkers } from '../../queue/queue.queries.js';
-import { isoMicros } from '../../util/time.js';
+import { wakeWorkers } from '../../messages/mail.queue.js';
+import { enqueue } from '../../messages/messages.writes.js';
 import { findSchedule } from '../automations/automations.queries.js';
 import { checkMailSender } from '../senders/senders.service.js';
 import { automationAudience, fillContactFor, sendAudience, type FillContact } from './test-sends.contact.js';
@@ -43,31 +43,20 @@ async function contactsByEmail(db: Db, userId: number, keys: string[]): Promise<
 
 /** Queues one test mail per address (each address once), in one transaction, and wakes the workers. */
 async function queueTests(deps: AppDeps, userId: number, emails: string[], payload: TestPayload, fill: Fill): Promise<void> {
-  const at = isoMicros(deps.clock.now());
+  const now = deps.clock.now();
   const byKey = new Map(emails.map((e) => [e.trim().toLowerCase(), e.trim()]));
   await deps.database.db.transaction().execute(async (trx) => {
     const contacts = await contactsByEmail(trx, userId, [...byKey.keys()]);
-    await trx
-      .insertInto('mail_messages')
-      .values(
-        [...byKey].map(([key, email]) => {
-          const own = contacts.get(key);
-          // The row's contact stays the address's own (an unsubscribe from the test is that address's); the data may be another's.
-          const filled = fill.contact && (fill.chosen || own === undefined) ? { ...payload, fill_contact_id: fill.contact.id } : payload;
-          return {
-            user_id: userId,
-            kind: TEST_KIND,
-            contact_id: own ?? null,
-            email,
-            email_key: key,
-            payload: JSON.stringify(filled),
-            next_attempt_at: at,
-            created_at: at,
-            updated_at: at,
-          };
-        }),
-      )
-      .execute();
+    await enqueue(
+      trx,
+      [...byKey].map(([key, email]) => {
+        const own = contacts.get(key);
+        // The row's contact stays the address's own (an unsubscribe from the test is that address's); the data may be another's.
+        const filled = fill.contact && (fill.chosen || own === undefined) ? { ...payload, fill_contact_id: fill.contact.id } : payload;
+        return { user_id: userId, kind: TEST_KIND, contact_id: own ?? null, email, email_key: key, payload: JSON.stringify(filled) };
+      }),
+      now,
+    );
     await wakeWorkers(trx);
   });
 }

@@ -1,11 +1,12 @@
 import type { AppDeps } from '../../deps.js';
 import type { Db } from '../../db/index.js';
 import { queryListSource } from '../../http/list-source.js';
-import { NotFound, RNF, type FieldErrors } from '../../http/errors.js';
+import { NotFound, RNF, ValidationError, type FieldErrors } from '../../http/errors.js';
 import { messages, Rules } from '../../http/messages.js';
 import { toId } from '../../http/schemas.js';
-import { findUnsubscribeGroup } from './groups.queries.js';
-import { insertUnsubscribers } from '../../suppression/suppression.writes.js';
+import { findGroupAnyState, findUnsubscribeGroup } from './groups.queries.js';
+import { applyAddressEvents, unsubscribeAddresses } from '../../suppression/suppression.policy.js';
+import { isEmail } from '../../util/email.js';
 import { deleteUnsubscribers, selectUnsubscribers, type GroupKey } from './unsubscribes.queries.js';
 import { MAX_ADDRESSES, parseEmailList, toUnsubscriber, type UnsubscriberRow } from './unsubscribes.schema.js';
 
@@ -53,7 +54,7 @@ function checkEmailList(rules: Rules, value: string | undefined): string[] {
  */
 async function addToList(deps: AppDeps, userId: number, groupId: GroupKey, emails: string[]): Promise<number[]> {
   const now = deps.clock.now();
-  return deps.database.db.transaction().execute(async (trx) => (await insertUnsubscribers(trx, userId, groupId, emails, { now })).ids);
+  return deps.database.db.transaction().execute(async (trx) => (await unsubscribeAddresses(trx, userId, groupId, emails, now)).ids);
 }
 
 /** Adds addresses to the global list (present ones are no-ops); returns each address's entry id. */
@@ -95,4 +96,24 @@ export async function bulkDeleteUnsubscribers(deps: AppDeps, userId: number, ids
   const n = await deleteUnsubscribers(deps.database.db, userId, [...new Set(ids)], list);
   if (n === 0) throw new NotFound(RNF);
   return n;
+}
+
+/**
+ * Unsubscribes one address at `opts.now`: globally (`groupId` null) or from a group of the account
+ * (see `unsubscribeAddress`). Returns true when the address was not on that list yet. Throws
+ * ValidationError for a malformed address and NotFound for a group of another account.
+ */
+export async function unsubscribeEmail(
+  db: Db,
+  userId: number,
+  email: string,
+  groupId: GroupKey,
+  opts: { now: Date; contactId?: number | null },
+): Promise<boolean> {
+  const address = email.trim();
+  if (!isEmail(address)) throw new ValidationError({ email_address: [messages.email('email_address')] });
+  if (groupId !== null && !(await findGroupAnyState(db, userId, groupId))) throw new NotFound(RNF);
+  const event = { type: 'unsubscribe' as const, address: { user_id: userId, email: address, email_key: address.toLowerCase() }, groupId };
+  const [added] = await applyAddressEvents(db, [{ ...event, contactId: opts.contactId }], opts.now);
+  return added;
 }

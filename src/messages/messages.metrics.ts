@@ -1,8 +1,8 @@
 import { Counter, Gauge } from 'prom-client';
 import type { AppDeps } from '../deps.js';
 import { metricOnce } from '../ops/metrics.js';
-import { countUnfinished } from './queue.queries.js';
-import type { MailKinds } from './queue.types.js';
+import { countUnfinished } from './mail.queue.js';
+import type { MailKinds } from './messages.kinds.js';
 
 /** The queue's metrics on one registry. */
 export interface QueueMetrics {

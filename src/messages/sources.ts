@@ -8,7 +8,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/index.js';
 import type { QueuedMessage } from '../db/types.js';
-import type { MailKinds, SourceCounter } from '../queue/queue.types.js';
+import type { MailKinds, SourceCounter } from './messages.kinds.js';
 
 /** The columns of a message that counting reads: its kind, and what names its source. */
 export type CountedMessage = Pick<QueuedMessage, 'id' | 'kind'> & Partial<QueuedMessage>;

@@ -15,11 +15,12 @@ import { sql } from 'kysely';
 import type { Db } from '../db/index.js';
 import { engineOf } from '../db/dialect.js';
 import { isoMicros } from '../util/time.js';
-import { ascending, caseOf, caseText } from './batch.js';
+import { ascending, caseOf } from './batch.js';
 import type { ClickedEvent, Counted, Indexed, LedgerContext } from './events.js';
 import { TRAP_LINK } from './events.js';
 import { judgeClicks, TRAP_WINDOW_MS } from './scanners.js';
-import { eventColumns, hourOf, type CounterDeltas, type EventMessage, type HourDeltas } from './sources.js';
+import { addClicks, type ClickTimes } from './ledger.writes.js';
+import { hourOf, type CounterDeltas, type EventMessage, type HourDeltas } from './sources.js';
 
 /** What the lock reads of each message. */
 interface MessageState {
@@ -246,12 +247,12 @@ export async function applyClicks(
   const clicks = new Map<number, number>();
   const bots = new Map<number, number>();
   const opens = new Map<number, number>();
-  const times = {
+  const times: ClickTimes = {
     first_clicked_at: new Map(),
     last_human_clicked_at: new Map(),
     first_opened_at: new Map(),
     last_human_opened_at: new Map(),
-  } as Record<'first_clicked_at' | 'last_human_clicked_at' | 'first_opened_at' | 'last_human_opened_at', Map<number, string | null>>;
+  };
   const outcome = new Map<
     number,
     { counters: CounterDeltas; hours: Array<{ hour: string; delta: HourDeltas }>; firstClick: boolean; firstOpen: boolean }
@@ -292,24 +293,12 @@ export async function applyClicks(
       firstOpen: state.first_opened_at === null && firstOpened !== null,
     });
   }
-  const rows = await trx
-    .updateTable('mail_messages')
-    .set((eb) => ({
-      clicks: eb('clicks', '+', caseOf(clicks)),
-      bot_clicks: eb('bot_clicks', '+', caseOf(bots)),
-      opens: eb('opens', '+', caseOf(opens)),
-      first_clicked_at: caseText('first_clicked_at', times.first_clicked_at),
-      last_human_clicked_at: caseText('last_human_clicked_at', times.last_human_clicked_at),
-      first_opened_at: caseText('first_opened_at', times.first_opened_at),
-      last_human_opened_at: caseText('last_human_opened_at', times.last_human_opened_at),
-    }))
-    .where(
-      'id',
-      'in',
-      plans.map((p) => p.state.id),
-    )
-    .returning(eventColumns(kinds))
-    .execute();
+  const rows = await addClicks(
+    trx,
+    kinds,
+    plans.map((p) => p.state.id),
+    { clicks, bots, opens, times },
+  );
   const messages = new Map(rows.map((m) => [Number(m.id), m as EventMessage]));
 
   // Each message's deltas ride on its first new click; its other clicks add nothing more.

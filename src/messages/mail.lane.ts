@@ -5,25 +5,16 @@ import { applyDomainKeys, DOMAIN_HOLD_MS, DOMAIN_HOLD_TEXT } from '../delivery/d
 import { SMTP_POOL_CONNECTIONS } from '../delivery/transports.js';
 import { relayDispatcher, RelaysPaused, RelayWaitAborted } from '../delivery/relays.js';
 import { TransportError, type MailMessage, type Rendered, type Transport } from '../delivery/transport.js';
-import { queueMetrics } from '../queue/queue.metrics.js';
-import {
-  QUEUE_CHANNEL,
-  markBounced,
-  markDeferred,
-  markRetry,
-  markSent,
-  markSkipped,
-  nextDueAt,
-  type Bounced,
-} from '../queue/queue.queries.js';
-import type { MailKinds } from '../queue/queue.types.js';
+import { queueMetrics } from './messages.metrics.js';
+import { markBounced, markDeferred, markRetry, markSent, markSkipped, type Bounced } from './messages.writes.js';
+import type { MailKinds } from './messages.kinds.js';
 import { SKIP_TEXTS, skipsAmong, type ClaimedAddress } from '../suppression/suppression.reads.js';
-import { batcher } from './batcher.js';
-import { MAIL_QUEUE } from './mail.queue.js';
-import { claim } from './queue/claim.js';
-import { release } from './queue/release.js';
-import { renew } from './queue/renew.js';
-import type { Lane, WorkContext } from './runner.js';
+import { batcher } from '../jobs/batcher.js';
+import { MAIL_QUEUE, QUEUE_CHANNEL, nextDueAt } from './mail.queue.js';
+import { claim } from '../jobs/queue/claim.js';
+import { release } from '../jobs/queue/release.js';
+import { renew } from '../jobs/queue/renew.js';
+import type { Lane, WorkContext } from '../jobs/runner.js';
 
 /** How the mail lane claims and sends; every field has a default. */
 export interface MailLaneOptions {

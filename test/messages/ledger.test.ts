@@ -6,7 +6,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Database } from '../../src/db/index.js';
-import { eventColumns, hourOf, record, type EventMessage, type LedgerEvent } from '../../src/ledger/ledger.js';
+import { eventColumns, hourOf, record, type EventMessage, type LedgerEvent } from '../../src/messages/ledger.js';
 import { MAIL_KINDS } from '../../src/mail-kinds.js';
 import { createAccount } from '../../src/modules/accounts/accounts.service.js';
 import { isoMicros } from '../../src/util/time.js';

@@ -5,8 +5,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Database } from '../../src/db/index.js';
-import { record, TRAP_LINK } from '../../src/ledger/ledger.js';
-import { BURST_WINDOW_MS, judgeClicks, TRAP_WINDOW_MS } from '../../src/ledger/scanners.js';
+import { record, TRAP_LINK } from '../../src/messages/ledger.js';
+import { BURST_WINDOW_MS, judgeClicks, TRAP_WINDOW_MS } from '../../src/messages/scanners.js';
 import { MAIL_KINDS } from '../../src/mail-kinds.js';
 import { createAccount } from '../../src/modules/accounts/accounts.service.js';
 import { isoMicros } from '../../src/util/time.js';

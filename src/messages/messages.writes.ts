@@ -1,43 +1,25 @@
-import { sql } from 'kysely';
-import type { Db } from '../db/index.js';
-import { engineOf, toCount } from '../db/dialect.js';
-import type { MailState, QueuedMessage } from '../db/types.js';
-import { isoMicros } from '../util/time.js';
-import { eventColumns, record, sourceKeys, type CountedMessage, type EventMessage } from '../ledger/ledger.js';
-import type { MailKinds } from './queue.types.js';
-import { classifyBounce } from '../delivery/bounce-classes.js';
-
-/** The PostgreSQL channel that wakes idle workers when mail becomes due. */
-export const QUEUE_CHANNEL = 'campaign_mail';
-
 /**
- * Tells idle workers that mail is due. On PostgreSQL a NOTIFY sent inside a transaction is
- * delivered at its commit (and not at all on rollback), so call it in the transaction that adds
- * the mail. SQLite has one worker, in the server process, which polls.
+ * Every write of a message's row but its events' (`ledger.writes.ts`): enqueue, hold, release,
+ * cancel, the marks of the mail lane (sent, retried, bounced, deferred, skipped), an erasure and a
+ * lifted suppression. Each state change names its move of `messages.states.ts` first, whose
+ * states become its guard. Modules call these; no other file writes `mail_messages`.
  */
-export async function wakeWorkers(db: Db): Promise<void> {
-  if (engineOf(db) === 'postgres') await sql`select pg_notify(${QUEUE_CHANNEL}, '')`.execute(db);
-}
+import { sql, type Insertable, type RawBuilder } from 'kysely';
+import type { Db } from '../db/index.js';
+import type { MailMessageTable, MailState, QueuedMessage } from '../db/types.js';
+import { isoMicros } from '../util/time.js';
+import { eventColumns, record, sourceKeys, type CountedMessage, type EventMessage } from './ledger.js';
+import type { MailKinds } from './messages.kinds.js';
+import { classifyBounce } from '../delivery/bounce-classes.js';
+import { BACKOFF_MS, MAX_ATTEMPTS, nextAttemptAt } from './mail.queue.js';
+import { move, UNFINISHED } from './messages.states.js';
 
 /** A message given up on, as the marks return it (for the counters and the log). */
 export type Bounced = CountedMessage & Pick<QueuedMessage, 'user_id' | 'email' | 'email_key' | 'last_error'>;
 
-/**
- * Waits before the next attempt after the 1st, 2nd, 3rd and 4th temporary failure; the 5th
- * failure is final (a bounce).
- */
-export const BACKOFF_MS = [60_000, 5 * 60_000, 30 * 60_000, 2 * 60 * 60_000] as const;
-/** Temporary failures after which a message counts as bounced. */
-export const MAX_ATTEMPTS = BACKOFF_MS.length + 1;
-
-/** When the next attempt after the `failures`-th temporary failure may run. */
-export function nextAttemptAt(now: Date, failures: number): Date {
-  return new Date(now.getTime() + BACKOFF_MS[Math.min(failures, BACKOFF_MS.length) - 1]);
-}
-
-/** The guard of every mark: only the worker holding the lease may settle a message. */
-function held(workerId: string) {
-  return sql<boolean>`state = 'sending' and lease_owner = ${workerId}`;
+/** The guard of every mark: only the worker holding the lease may settle a message, from a state `from` allows. */
+function held(workerId: string, from: readonly MailState[]) {
+  return sql<boolean>`state in (${sql.join(from)}) and lease_owner = ${workerId}`;
 }
 
 /**
@@ -65,12 +47,13 @@ export async function markSent(
     sent.map((s) => sql`when ${s.id} then ${s.relay ?? null}`),
     sql` `,
   );
+  const from = move(['sending'], 'sent');
   return db.transaction().execute(async (trx) => {
     const { rows } = await sql<EventMessage>`
       update mail_messages
       set state = 'sent', message_id = case id ${byId} end, relay = case id ${relayById} end, sent_at = ${at}, updated_at = ${at},
           lease_owner = null, last_error = null
-      where id in (${sql.join(ids)}) and ${held(workerId)}
+      where id in (${sql.join(ids)}) and ${held(workerId, from)}
       returning ${sql.join(eventColumns(kinds).map((c) => sql.ref(c)))}`.execute(trx);
     await record(
       trx,
@@ -94,6 +77,7 @@ export async function markRetry(
   failed: Array<{ id: number; error: string }>,
 ): Promise<Map<number, Bounced & { state: MailState }>> {
   const at = isoMicros(now);
+  const from = move(move(['sending'], 'bounced'), 'queued');
   const outcome = new Map<number, Bounced & { state: MailState }>();
   if (failed.length === 0) return outcome;
   // The wait after the n-th failure, chosen in SQL from the row's own count.
@@ -115,7 +99,7 @@ export async function markRetry(
           updated_at: at,
         })
         .where('id', '=', f.id)
-        .where(held(workerId))
+        .where(held(workerId, from))
         .returning(['id', 'kind', 'user_id', 'email', 'email_key', 'state', 'last_error', ...sourceKeys(kinds)])
         .executeTakeFirst();
       if (!marked) continue;
@@ -147,6 +131,7 @@ export async function markBounced(
 ): Promise<Bounced[]> {
   if (failed.length === 0) return [];
   const at = isoMicros(now);
+  const from = move(['sending'], 'bounced');
   return db.transaction().execute(async (trx) => {
     const bounced: Bounced[] = [];
     for (const f of failed) {
@@ -154,7 +139,7 @@ export async function markBounced(
         .updateTable('mail_messages')
         .set({ state: 'bounced', attempts: sql`attempts + 1`, lease_owner: null, last_error: f.error.slice(0, 1000), updated_at: at })
         .where('id', '=', f.id)
-        .where(held(workerId))
+        .where(held(workerId, from))
         .returning(['id', 'kind', 'user_id', 'email', 'email_key', 'last_error', ...sourceKeys(kinds)])
         .executeTakeFirst();
       if (marked) bounced.push(marked);
@@ -188,6 +173,7 @@ export async function markDeferred(
 ): Promise<number> {
   if (deferred.length === 0) return 0;
   const at = isoMicros(now);
+  const from = move(['sending'], 'queued');
   const whenById = sql.join(
     deferred.map((d) => sql`when ${d.id} then ${isoMicros(d.until)}`),
     sql` `,
@@ -200,7 +186,7 @@ export async function markDeferred(
     update mail_messages
     set state = 'queued', lease_owner = null, next_attempt_at = case id ${whenById} end,
         last_error = case id ${errorById} end, updated_at = ${at}
-    where id in (${sql.join(deferred.map((d) => d.id))}) and ${held(workerId)}`.execute(db);
+    where id in (${sql.join(deferred.map((d) => d.id))}) and ${held(workerId, from)}`.execute(db);
   return Number(r.numAffectedRows ?? 0);
 }
 
@@ -224,7 +210,7 @@ export async function markSkipped(
         .updateTable('mail_messages')
         .set({ state: s.state, lease_owner: null, last_error: s.reason.slice(0, 1000), updated_at: at })
         .where('id', '=', s.id)
-        .where(held(workerId))
+        .where(held(workerId, move(['sending'], s.state)))
         .executeTakeFirst();
       n += Number(r.numUpdatedRows);
     }
@@ -232,25 +218,109 @@ export async function markSkipped(
   });
 }
 
-/** When the next unfinished message becomes due (a lease end counts), or null when none is left. */
-export async function nextDueAt(db: Db): Promise<Date | null> {
-  const row = await db
-    .selectFrom('mail_messages')
-    .select((eb) => eb.fn.min('next_attempt_at').as('at'))
-    .where('state', 'in', ['queued', 'sending'])
-    .executeTakeFirst();
-  return row?.at ? new Date(row.at) : null;
+/** A new message: its row as inserted, without the columns the table fills (state, counts). */
+export type NewMessage = Pick<Insertable<MailMessageTable>, 'user_id' | 'kind' | 'email' | 'email_key' | 'payload' | 'contact_id'>;
+
+/** Queues messages (state `queued`, due `now`), in the caller's transaction. */
+export async function enqueue(db: Db, messages: readonly NewMessage[], now: Date): Promise<void> {
+  if (messages.length === 0) return;
+  const at = isoMicros(now);
+  await db
+    .insertInto('mail_messages')
+    .values(messages.map((m) => ({ ...m, next_attempt_at: at, created_at: at, updated_at: at })))
+    .execute();
 }
 
-/** How many messages are in each unfinished state (`queued`, `sending`): the queue depth. */
-export async function countUnfinished(db: Db): Promise<Record<'queued' | 'sending', number>> {
-  const rows = await db
-    .selectFrom('mail_messages')
-    .select(['state', (eb) => eb.fn.countAll().as('n')])
-    .where('state', 'in', ['queued', 'sending'])
-    .groupBy('state')
+/** A message column a producer may fill in an `INSERT … SELECT`. */
+type Column = keyof MailMessageTable & string;
+
+/**
+ * Queues the rows of one `INSERT … SELECT`, in the caller's transaction; a row a unique index
+ * already holds is left out. `select` yields, in order: `user_id`, `kind`, the `source` columns
+ * (what queued it), `contact_id`, `email`, `email_key`, `payload`, the `extra` columns, and
+ * `next_attempt_at`, `created_at`, `updated_at`; `with` holds its common table expressions.
+ * Returns how many messages were queued.
+ */
+export async function enqueueSelected(
+  db: Db,
+  q: { with?: RawBuilder<unknown>; source: Column[]; extra?: Column[]; select: RawBuilder<unknown> },
+): Promise<number> {
+  const columns: Column[] = ['user_id', 'kind', ...q.source, 'contact_id', 'email', 'email_key', 'payload', ...(q.extra ?? [])];
+  const r = await sql`
+    ${q.with ?? sql``}
+    insert into mail_messages (${sql.join([...columns, 'next_attempt_at', 'created_at', 'updated_at'].map((c) => sql.ref(c)))})
+    ${q.select}
+    on conflict do nothing`.execute(db);
+  return Number(r.numAffectedRows ?? 0);
+}
+
+/** Which messages a move takes: those a column naming what queued them names (one or several ids). */
+export type MessagesOf = { automation_id: number[] } | { automation_schedule_id: number } | { single_send_id: number[] };
+
+/**
+ * Moves the messages of `of` that are in a state of `from` to `to` (hold, release, cancel), with
+ * `lastError` as the reason when given and, moving to `queued`, due `now`. Messages in other
+ * states (a worker's, finished) are left alone. Returns how many moved.
+ */
+export async function moveMessages(
+  db: Db,
+  of: MessagesOf,
+  change: { from: MailState[]; to: MailState; now: Date; lastError?: string },
+): Promise<number> {
+  const at = isoMicros(change.now);
+  const [column, value] = Object.entries(of)[0] as [keyof MessagesOf & string, number | number[]];
+  if (Array.isArray(value) && value.length === 0) return 0;
+  const r = await db
+    .updateTable('mail_messages')
+    .set({
+      state: change.to,
+      updated_at: at,
+      ...(change.lastError === undefined ? {} : { last_error: change.lastError }),
+      ...(change.to === 'queued' ? { next_attempt_at: at } : {}),
+    })
+    .where(column as 'automation_id', Array.isArray(value) ? 'in' : '=', value)
+    .where('state', 'in', move(change.from, change.to))
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows);
+}
+
+/**
+ * The account's messages to the address lose it: `email` and `email_key` become `erased:<row id>`
+ * (unique per row, so the queue's one-row-per-address rules still hold), the payload (a system
+ * mail's whole message) and the last error (a server's answer may quote the address) are cleared.
+ * Their counts (opens, clicks, bounce, complaint) stay for the statistics. Messages not finished
+ * are cancelled. Returns how many rows changed.
+ */
+export async function eraseAddress(db: Db, userId: number, key: string, now: Date): Promise<number> {
+  const unfinished = sql.join(move(UNFINISHED, 'cancelled'));
+  const r = await db
+    .updateTable('mail_messages')
+    .set({
+      email: sql`'erased:' || cast(id as text)`,
+      email_key: sql`'erased:' || cast(id as text)`,
+      payload: null,
+      last_error: sql`case when state in (${unfinished}) then 'the address was erased' else null end`,
+      state: sql`case when state in (${unfinished}) then 'cancelled' else state end`,
+      lease_owner: null,
+      updated_at: isoMicros(now),
+    })
+    .where('user_id', '=', userId)
+    .where('email_key', '=', key)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows);
+}
+
+/**
+ * The messages the address received so far no longer count for the sunset policy (`sunset_lifted`):
+ * its suppression was lifted, so it is counted again only from the lift on.
+ */
+export async function sunsetLifted(db: Db, userId: number, emailKey: string): Promise<void> {
+  await db
+    .updateTable('mail_messages')
+    .set({ sunset_lifted: 1 })
+    .where('user_id', '=', userId)
+    .where('email_key', '=', emailKey)
+    .where('state', '=', 'sent')
+    .where('sunset_lifted', '=', 0)
     .execute();
-  const depth = { queued: 0, sending: 0 };
-  for (const r of rows) depth[r.state as 'queued' | 'sending'] = toCount(r.n);
-  return depth;
 }

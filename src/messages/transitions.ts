@@ -7,11 +7,9 @@
  * runs each kind's update once per batch (ids ascending, so concurrent transactions lock rows in
  * the same order) and then sums the deltas of every counted event.
  */
-import { sql } from 'kysely';
 import type { Db } from '../db/index.js';
 import type { EventType } from '../events/outbox.js';
-import { recordSoftBounce, suppressAddress, suppressAddresses } from '../suppression/suppression.writes.js';
-import { isoMicros } from '../util/time.js';
+import { applyAddressEvents } from '../suppression/suppression.policy.js';
 import type {
   BouncedEvent,
   ClickedEvent,
@@ -24,9 +22,10 @@ import type {
   OpenedEvent,
   UnsubscribedEvent,
 } from './events.js';
-import { ascending, caseOf, caseText, tally } from './batch.js';
+import { ascending, tally } from './batch.js';
+import { addOpens, setBounceTypes, setFlag } from './ledger.writes.js';
 import { applyClicks } from './clicks.js';
-import { eventColumns, hourOf, type CounterDeltas, type EventMessage, type HourDeltas } from './sources.js';
+import { hourOf, type CounterDeltas, type EventMessage, type HourDeltas } from './sources.js';
 
 /**
  * One kind of event: its guarded update over a batch (returns the events that counted, in any
@@ -77,37 +76,25 @@ const delivered: Transition<DeliveredEvent> = {
  */
 const bounced: Transition<BouncedEvent> = {
   async apply(trx, { kinds, now }, batch) {
-    const at = isoMicros(now);
     const counted: Array<Counted<BouncedEvent>> = [];
     for (const after of ['attempt', 'accept'] as const) {
       const first = firstPerId(batch.filter((b) => b.event.after === after));
       if (first.size === 0) continue;
       const ids = ascending(first.keys());
-      const types = sql.join(
-        ids.map((id) => sql`when ${id} then ${first.get(id)!.event.bounce}`),
-        sql` `,
+      const types = new Map(ids.map((id) => [id, first.get(id)!.event.bounce]));
+      const rows = await setBounceTypes(trx, kinds, ids, types, after, now);
+      // The addresses' effects in the order of the ids (a hard bounce before a later soft one): the policy's.
+      const sorted = rows.sort((a, b) => Number(a.id) - Number(b.id));
+      await applyAddressEvents(
+        trx,
+        sorted.map((message) => {
+          const { event } = first.get(Number(message.id))!;
+          const type = event.bounce === 'hard' ? ('hard_bounce' as const) : ('soft_bounce' as const);
+          return { type, address: message, detail: event.detail, messageId: message.id };
+        }),
+        now,
       );
-      const rows = await trx
-        .updateTable('mail_messages')
-        .set({ state: 'bounced', bounce_type: sql<string>`case ${sql.ref('id')} ${types} end`, updated_at: at })
-        .where('id', 'in', ids)
-        .where('bounce_type', 'is', null)
-        .where('state', '=', after === 'accept' ? 'sent' : 'bounced')
-        .returning([...eventColumns(kinds), 'sent_at'])
-        .execute();
-      // The hard bounces' addresses go on the list in one statement, before any soft bounce after them (the order of the ids).
-      let hard: Array<{ address: (typeof rows)[number]; detail: string | null }> = [];
-      for (const message of rows.sort((a, b) => Number(a.id) - Number(b.id))) {
-        const { event, index } = first.get(Number(message.id))!;
-        if (event.bounce === 'hard') hard.push({ address: message, detail: event.detail });
-        else {
-          await suppressAddresses(trx, hard, 'hard_bounce', now);
-          hard = [];
-          await recordSoftBounce(trx, message, message.id, event.detail, now);
-        }
-        counted.push({ index, event, message });
-      }
-      await suppressAddresses(trx, hard, 'hard_bounce', now);
+      for (const message of sorted) counted.push({ ...first.get(Number(message.id))!, message });
     }
     return counted;
   },
@@ -125,15 +112,15 @@ const bounced: Transition<BouncedEvent> = {
 const complained: Transition<ComplainedEvent> = {
   async apply(trx, { kinds, now }, batch) {
     const first = firstPerId(batch);
-    const rows = await trx
-      .updateTable('mail_messages')
-      .set({ complained: 1 })
-      .where('id', 'in', ascending(first.keys()))
-      .where('complained', '=', 0)
-      .returning(eventColumns(kinds))
-      .execute();
+    const rows = await setFlag(trx, kinds, 'complained', ascending(first.keys()));
     const sorted = rows.sort((a, b) => Number(a.id) - Number(b.id));
-    for (const message of sorted) await suppressAddress(trx, message, 'complaint', first.get(Number(message.id))!.event.detail, now);
+    // The complainer's suppression now; its unsubscribe is intake's, after the count (the policy's other part).
+    await applyAddressEvents(
+      trx,
+      sorted.map((message) => ({ type: 'complaint' as const, address: message, detail: first.get(Number(message.id))!.event.detail })),
+      now,
+      'suppress',
+    );
     return countedOf([...first.values()], sorted);
   },
   counters: () => ({ spam_reports: 1 }),
@@ -152,42 +139,10 @@ const complained: Transition<ComplainedEvent> = {
  */
 const opened: Transition<OpenedEvent> = {
   async apply(trx, { kinds, now }, batch) {
-    const at = isoMicros(now);
     const hits = tally(batch.map((b) => b.event.id));
     const machineHits = tally(batch.filter((b) => b.event.machine).map((b) => b.event.id));
     const people = ascending(new Set(batch.filter((b) => !b.event.machine).map((b) => b.event.id)));
-    const ids = ascending(hits.keys());
-    const first = await trx
-      .updateTable('mail_messages')
-      .set({ first_opened_at: at })
-      .where('id', 'in', ids)
-      .where('first_opened_at', 'is', null)
-      .returning('id')
-      .execute();
-    const firsts = new Set(first.map((r) => Number(r.id)));
-    const humanFirsts = new Set<number>();
-    if (people.length > 0) {
-      const rows = await trx
-        .updateTable('mail_messages')
-        .set({ last_human_opened_at: at })
-        .where('id', 'in', people)
-        .where('last_human_opened_at', 'is', null)
-        .returning('id')
-        .execute();
-      for (const r of rows) humanFirsts.add(Number(r.id));
-    }
-    const seen = new Map(people.map((id) => [id, at]));
-    const rows = await trx
-      .updateTable('mail_messages')
-      .set((eb) => ({
-        opens: eb('opens', '+', caseOf(hits)),
-        machine_opens: eb('machine_opens', '+', caseOf(machineHits)),
-        last_human_opened_at: caseText('last_human_opened_at', seen),
-        human_pixel_opened_at: caseText('human_pixel_opened_at', seen),
-      }))
-      .where('id', 'in', ids)
-      .returning(eventColumns(kinds))
-      .execute();
+    const { firsts, humanFirsts, rows } = await addOpens(trx, kinds, { ids: ascending(hits.keys()), people, hits, machineHits }, now);
     return countedOf(batch, rows, (id, event) => ({
       firstOpen: firsts.delete(id),
       firstHumanOpen: !event.machine && humanFirsts.delete(id),
@@ -223,13 +178,7 @@ const clicked: Transition<ClickedEvent> = {
 const unsubscribed: Transition<UnsubscribedEvent> = {
   async apply(trx, { kinds }, batch) {
     const first = firstPerId(batch);
-    const rows = await trx
-      .updateTable('mail_messages')
-      .set({ unsubscribed: 1 })
-      .where('id', 'in', ascending(first.keys()))
-      .where('unsubscribed', '=', 0)
-      .returning(eventColumns(kinds))
-      .execute();
+    const rows = await setFlag(trx, kinds, 'unsubscribed', ascending(first.keys()));
     return countedOf([...first.values()], rows);
   },
   counters: () => ({ unsubscribes: 1 }),

@@ -2,7 +2,7 @@
  * What the ledger records: what happened to a message, as a discriminated union on `type`. Each
  * producer builds these and hands a list of them to `record` (`ledger.ts`).
  */
-import type { MailKinds } from '../queue/queue.types.js';
+import type { MailKinds } from './messages.kinds.js';
 import type { CounterDeltas, EventMessage, HourDeltas } from './sources.js';
 
 /** The SMTP server accepted the message: `message` is the row the queue's sent mark settled (its guard). */

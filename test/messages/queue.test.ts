@@ -4,11 +4,11 @@ import { drainQueue, ENGINE, kindsRendering, setupWithSink, type TestContext } f
 import type { SmtpSink } from '../support/smtp-sink.js';
 import { testClock } from '../../src/util/clock.js';
 import { enqueueSystemMail } from '../../src/modules/notifications/notifications.mail.js';
-import { markSent, BACKOFF_MS, MAX_ATTEMPTS } from '../../src/queue/queue.queries.js';
-import { MAIL_QUEUE } from '../../src/jobs/mail.queue.js';
+import { markSent } from '../../src/messages/messages.writes.js';
+import { BACKOFF_MS, MAIL_QUEUE, MAX_ATTEMPTS } from '../../src/messages/mail.queue.js';
 import { claim } from '../../src/jobs/queue/claim.js';
 import type { QueuedMessage } from '../../src/db/types.js';
-import { inFlightWindow } from '../../src/jobs/mail.lane.js';
+import { inFlightWindow } from '../../src/messages/mail.lane.js';
 import { startJobs } from '../../src/lanes.js';
 import { MAIL_KINDS } from '../../src/mail-kinds.js';
 import type { Transport } from '../../src/delivery/transport.js';
