@@ -21,7 +21,7 @@ import { benchDatabase, seedAccount, seedContacts, type Engine } from './lib/db.
 import { fmt, printFigure } from './lib/measure.js';
 import { createSend, SEND_APP_SECRET, SEND_PUBLIC_URL, seedSenderAndGroup, seededEmails, sendForm, waitCompleted } from './lib/sends.js';
 import { startServer } from './lib/server.js';
-import { wakeWorkers } from '../src/queue/queue.queries.js';
+import { wakeWorkers } from '../src/messages/mail.queue.js';
 import { runWithSink, tallyRecipients, type BenchSink } from './lib/sink.js';
 
 const DOMAINS = Number(process.env.BENCH_DOMAINS ?? 1000);
