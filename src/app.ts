@@ -6,6 +6,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppDeps, AppInput } from './deps.js';
 import { systemClock } from './util/clock.js';
 import { MEMBERSHIP_LISTENERS } from './membership-listeners.js';
+import { MAIL_KINDS } from './mail-kinds.js';
 import { trustProxyOption } from './config.js';
 import { createTransport } from './delivery/transports.js';
 import { parseQuery, registerBodyParsing } from './http/body.js';
@@ -155,26 +156,27 @@ export async function buildApp(deps: AppInput): Promise<App> {
   await app.register(testSendRoutes);
   await app.register(sendCheckRoutes);
   await app.register(imageRoutes);
-  await app.register(trackingRoutes);
-  await app.register(clickRoutes);
-  await app.register(unsubscribePageRoutes);
+  // The public pages count events on messages of every kind of mail the service knows.
+  await app.register(trackingRoutes, { kinds: MAIL_KINDS });
+  await app.register(clickRoutes, { kinds: MAIL_KINDS });
+  await app.register(unsubscribePageRoutes, { kinds: MAIL_KINDS });
   await app.register(designPreviewRoutes);
   await app.register(consoleRoutes(deps.config.consoleDir));
-  await app.register(providerRoutes);
+  await app.register(providerRoutes, { kinds: MAIL_KINDS });
   await app.register(healthRoutes);
   await app.register(suppressionRoutes);
   await app.register(accountSettingsRoutes);
   await app.register(webhookRoutes);
   await app.register(overviewRoutes);
   await app.register(outboxRoutes);
-  await app.register(inboundRoutes);
+  await app.register(inboundRoutes, { kinds: MAIL_KINDS });
   // Bounce reports change the suppression list: scope `lists.write`, given here around the
   // inbound module's routes (its routes file is the inbound intake's own).
   await app.register(async (scoped) => {
     scoped.addHook('onRoute', (route) => {
       route.config = { ...route.config, scope: 'lists.write' };
     });
-    await scoped.register(reportRoutes);
+    await scoped.register(reportRoutes, { kinds: MAIL_KINDS });
   });
   await app.register(formRoutes);
   await app.register(subscribeRoutes);

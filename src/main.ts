@@ -6,6 +6,7 @@ import { bootstrapAccount } from './modules/accounts/accounts.service.js';
 import { createTransport } from './delivery/transports.js';
 import { startJobs } from './lanes.js';
 import { startInboundSmtp } from './inbound/smtp-listener.js';
+import { MAIL_KINDS } from './mail-kinds.js';
 import { runEntry, StartError, stopOnSignals } from './ops/process.js';
 
 /** The one-line explanation of a failure to listen, or null for an unexpected one. */
@@ -58,7 +59,7 @@ async function main(): Promise<void> {
   let inbound: Awaited<ReturnType<typeof startInboundSmtp>> | null = null;
   if (config.inboundSmtpPort !== null) {
     try {
-      inbound = await startInboundSmtp(app.deps);
+      inbound = await startInboundSmtp(app.deps, MAIL_KINDS);
     } catch (err) {
       await Promise.all([app.close(), jobs.stop()]);
       throw new StartError(`Cannot listen for bounces on port ${config.inboundSmtpPort} (INBOUND_SMTP_PORT): ${(err as Error).message}`);

@@ -89,6 +89,15 @@ describe('the floors of the code hold', () => {
     assert.deepEqual(up, []);
   });
 
+  test('the public pages and the inbound intake are given the kinds of mail, never import the list', () => {
+    const out = ['public', 'inbound'].flatMap(filesUnder).flatMap((f) =>
+      importsOf(f)
+        .filter((i) => i === 'mail-kinds.js')
+        .map((i) => `${f} → ${i}`),
+    );
+    assert.deepEqual(out, []);
+  });
+
   test('one policy decides what an event does to an address: only src/suppression/ puts an address on a list', () => {
     const writes = /\b(suppressAddress|suppressAddresses|recordSoftBounce|insertUnsubscribers|insertErasedHash)\b/;
     const out = filesUnder('.').filter(

@@ -6,7 +6,7 @@
  * reaches the renderer may be mailed.
  */
 import type { Config } from '../config.js';
-import type { Database } from '../db/index.js';
+import type { Database, Db } from '../db/index.js';
 import type { QueuedMessage } from '../db/types.js';
 import type { Clock } from '../util/clock.js';
 import { mailtoAddress } from '../util/email.js';
@@ -34,30 +34,35 @@ export interface CampaignSource {
 }
 
 /**
- * Compiled designs kept per worker, by campaign key. A campaign's design cannot change once it
- * sends (a running single send cannot be updated; an automation email cannot be edited), so an
- * entry never goes stale; the bound keeps memory flat when many run at once (the oldest entry goes
- * first; one evicted is compiled again, nothing worse).
+ * Compiled designs kept per worker, by database, then by campaign key. A campaign's design cannot
+ * change once it sends (a running single send cannot be updated; an automation email cannot be
+ * edited), so an entry never goes stale; the bound keeps memory flat when many run at once (the
+ * oldest entry goes first; one evicted is compiled again, nothing worse). The keys name rows by
+ * id, so each database has its own entries: two in one process (tests, several installations)
+ * never share a design; one dropped takes its entries with it.
  */
 const CACHE_SIZE = 32;
-const compiled = new Map<string, Promise<CompiledDesign>>();
+const compiled = new WeakMap<Db, Map<string, Promise<CompiledDesign>>>();
 
-/** The compiled design of campaign `key`, compiled at most once while it stays in the cache. */
-export function compiledOnce(key: string, input: () => CompileInput): Promise<CompiledDesign> {
-  let entry = compiled.get(key);
+/** The compiled design of campaign `key` of `db`, compiled at most once while it stays in the cache. */
+export function compiledOnce(db: Db, key: string, input: () => CompileInput): Promise<CompiledDesign> {
+  let cache = compiled.get(db);
+  if (!cache) compiled.set(db, (cache = new Map()));
+  let entry = cache.get(key);
   if (!entry) {
     entry = compileDesign(input());
     // A failure is not kept: the next batch tries again.
-    entry.catch(() => compiled.delete(key));
-    compiled.set(key, entry);
-    if (compiled.size > CACHE_SIZE) compiled.delete(compiled.keys().next().value!);
+    const own = cache;
+    entry.catch(() => own.delete(key));
+    cache.set(key, entry);
+    if (cache.size > CACHE_SIZE) cache.delete(cache.keys().next().value!);
   }
   return entry;
 }
 
-/** How many compiled designs this worker keeps (for tests of the bound). */
-export function compiledDesignsCached(): number {
-  return compiled.size;
+/** How many compiled designs this worker keeps for `db` (for tests of the bound). */
+export function compiledDesignsCached(db: Db): number {
+  return compiled.get(db)?.size ?? 0;
 }
 
 /**

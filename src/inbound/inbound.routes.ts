@@ -5,6 +5,7 @@ import { ok } from '../http/envelope.js';
 import { FORM_LIMIT } from '../http/body.js';
 import { AppError } from '../http/errors.js';
 import { FailedText, Nullable, Success } from '../http/schemas.js';
+import type { MailKinds } from '../messages/messages.kinds.js';
 import { takeInMail } from './inbound.service.js';
 
 declare module 'fastify' {
@@ -64,7 +65,7 @@ const schema = {
  * registered in this plugin only (encapsulated), so no other route reads `text/plain` as mail.
  * The token is checked before the body is read.
  */
-export const inboundRoutes: FastifyPluginAsyncTypebox = async (app) => {
+export const inboundRoutes: FastifyPluginAsyncTypebox<{ kinds: MailKinds }> = async (app, { kinds }) => {
   const { deps } = app;
   app.removeContentTypeParser('text/plain');
   app.addContentTypeParser(RAW_TYPES, { parseAs: 'buffer' }, (req, body, done) => {
@@ -90,7 +91,7 @@ export const inboundRoutes: FastifyPluginAsyncTypebox = async (app) => {
       if (req.inboundMail == null && type !== '' && !RAW_TYPES.includes(type)) {
         throw new AppError(415, 'Unsupported content type: send the raw message as message/rfc822 or text/plain.');
       }
-      return ok(await takeInMail(deps, req.inboundMail ?? Buffer.alloc(0), 'inbound'));
+      return ok(await takeInMail(deps, kinds, req.inboundMail ?? Buffer.alloc(0), 'inbound'));
     },
   );
 };

@@ -3,6 +3,7 @@
  * a report, each recipient's event through `takeInEvent`, and the answer of `POST /inbound/email` (docs/bounces.md).
  */
 import type { AppDeps } from '../deps.js';
+import type { MailKinds } from '../messages/messages.kinds.js';
 import { expectEvents, takeInEvent, type InboundSource } from './intake.js';
 import { parseInboundMail, reportEvents, type InboundReport } from './parse.js';
 
@@ -22,12 +23,13 @@ export interface MailIntake {
  */
 export async function takeInMail(
   deps: AppDeps,
+  kinds: MailKinds,
   raw: Buffer,
   source: Extract<InboundSource, 'inbound' | 'smtp'>,
   envelopeTo: readonly string[] = [],
 ): Promise<MailIntake> {
   // While it is read, the next batch of events waits for its own (reports arriving together share a transaction).
-  const read = expectEvents(deps);
+  const read = expectEvents(deps, kinds);
   let report: InboundReport;
   try {
     report = await parseInboundMail(raw, envelopeTo);
@@ -44,7 +46,7 @@ export async function takeInMail(
     return { kind: 'ignored', type: null, recipient: first?.email ?? null, matched: false };
   }
   // The recipients of one report go in the same batch (one transaction with the events of other reports arriving now).
-  const results = await Promise.all(events.map((event) => takeInEvent(deps, event)));
+  const results = await Promise.all(events.map((event) => takeInEvent(deps, kinds, event)));
   const matched = results.some((r) => r.matched);
   const recipient = results[0].recipient ?? events[0].email;
   return { kind: report.kind, type: report.kind === 'bounce' ? (first?.type ?? null) : null, recipient, matched };

@@ -6,8 +6,8 @@
  */
 import { Counter, Histogram, type Registry } from 'prom-client';
 import type { AppDeps } from '../deps.js';
+import type { MailKinds } from '../messages/messages.kinds.js';
 import type { Db } from '../db/index.js';
-import { MAIL_KINDS } from '../mail-kinds.js';
 import type { AccountAddress } from '../suppression/suppression.writes.js';
 import { applyAddressEvents, type AddressEvent } from '../suppression/suppression.policy.js';
 import { record, type LedgerEvent } from '../messages/ledger.js';
@@ -54,9 +54,9 @@ export interface IntakeResult {
  * Takes in one event: matches it to the exact message (VERP token, else `Message-ID`; within
  * `opts.userId`'s account when given), counts it once, and applies its effects in its batch's
  * transaction (see docs/bounces.md); resolves once that transaction is committed. An event that names no message changes nothing but a log line and a
- * metric.
+ * metric. `kinds`: the kinds of mail the process knows (which say where an event is counted).
  */
-export type TakeInEvent = (deps: AppDeps, event: InboundEvent, opts?: { userId?: number }) => Promise<IntakeResult>;
+export type TakeInEvent = (deps: AppDeps, kinds: MailKinds, event: InboundEvent, opts?: { userId?: number }) => Promise<IntakeResult>;
 
 /** `inbound_batch_events` on the app's registry: how many events each intake transaction wrote. */
 const batchHistogram = (registry: Registry): Histogram =>
@@ -114,14 +114,14 @@ const batchers = new WeakMap<object, Batcher<Waiting, IntakeResult>>();
 /**
  * The intake batcher of the app's database, made on first use: a batch starts on the next turn,
  * once no report is still being read (at most MAX_WAIT_MS), and each caller is answered after
- * its batch's commit.
+ * its batch's commit. The kinds are the process's, the same at every call.
  */
-function batcherOf(deps: AppDeps): Batcher<Waiting, IntakeResult> {
+function batcherOf(deps: AppDeps, kinds: MailKinds): Batcher<Waiting, IntakeResult> {
   let events = batchers.get(deps.database);
   if (!events) {
     // SQLite has one connection: one batch at a time.
     const sqlite = deps.database.engine === 'sqlite';
-    events = batcher<Waiting, IntakeResult>((batch) => takeInBatch(deps, batch), {
+    events = batcher<Waiting, IntakeResult>((batch) => takeInBatch(deps, kinds, batch), {
       start: 'tick',
       onFailure: 'reject',
       max: MAX_INTAKE_BATCH,
@@ -138,8 +138,8 @@ function batcherOf(deps: AppDeps): Batcher<Waiting, IntakeResult> {
  * most MAX_WAIT_MS), so the reports that arrive together share a transaction. Call the function
  * returned once its events are handed to `takeInEvent`, or when it has none.
  */
-export function expectEvents(deps: AppDeps): () => void {
-  return batcherOf(deps).expect();
+export function expectEvents(deps: AppDeps, kinds: MailKinds): () => void {
+  return batcherOf(deps, kinds).expect();
 }
 
 /** Remembers the batch's event keys; returns those seen for the first time (a key twice in the batch: its first event only). */
@@ -167,7 +167,7 @@ function addressEvent(event: InboundEvent, address: AccountAddress): AddressEven
  * together), the complainers unsubscribed, the address-only reports applied. Returns, per
  * planned event, whether it counted.
  */
-async function applyBatch(deps: AppDeps, planned: readonly Planned[], now: Date): Promise<boolean[]> {
+async function applyBatch(deps: AppDeps, kinds: MailKinds, planned: readonly Planned[], now: Date): Promise<boolean[]> {
   const counted = planned.map(() => false);
   const touching = planned.map((p, i) => ({ p, i })).filter(({ p }) => p.message || p.address);
   if (touching.length === 0) return counted;
@@ -193,7 +193,7 @@ async function applyBatch(deps: AppDeps, planned: readonly Planned[], now: Date)
         ? { type: 'complained', id: p.message!.id, detail: p.event.reason ?? null }
         : { type: 'bounced', id: p.message!.id, after: 'accept', bounce: p.event.type ?? 'soft', detail: p.event.reason ?? null },
     );
-    const results = ledger.length > 0 ? await record(trx, { kinds: MAIL_KINDS, now }, ledger) : [];
+    const results = ledger.length > 0 ? await record(trx, { kinds, now }, ledger) : [];
     const complainers: AddressEvent[] = [];
     for (const [j, { p, i }] of toMessages.entries()) {
       const message = results[j];
@@ -260,16 +260,16 @@ function report(deps: AppDeps, p: Planned, counted: boolean): IntakeResult {
  * the batch fails and holds several events, each is taken in alone, so one event that cannot be
  * taken in fails only its own caller.
  */
-async function takeInBatch(deps: AppDeps, batch: Waiting[]): Promise<Array<IntakeResult | ItemFailed>> {
+async function takeInBatch(deps: AppDeps, kinds: MailKinds, batch: Waiting[]): Promise<Array<IntakeResult | ItemFailed>> {
   let planned: Planned[];
   let counted: boolean[];
   try {
     planned = await plan(deps, batch);
-    counted = await applyBatch(deps, planned, deps.clock.now());
+    counted = await applyBatch(deps, kinds, planned, deps.clock.now());
   } catch (err) {
     if (batch.length === 1) return [new ItemFailed(err)];
     const alone: Array<IntakeResult | ItemFailed> = [];
-    for (const one of batch) alone.push(...(await takeInBatch(deps, [one])));
+    for (const one of batch) alone.push(...(await takeInBatch(deps, kinds, [one])));
     return alone;
   }
   return planned.map((p, i) => {
@@ -292,4 +292,4 @@ async function takeInBatch(deps: AppDeps, batch: Waiting[]): Promise<Array<Intak
  * `record` call, so a burst of bounces costs a few transactions instead of one each. The promise
  * resolves once its batch is committed.
  */
-export const takeInEvent: TakeInEvent = (deps, event, opts = {}) => batcherOf(deps).add({ event, opts });
+export const takeInEvent: TakeInEvent = (deps, kinds, event, opts = {}) => batcherOf(deps, kinds).add({ event, opts });

@@ -6,6 +6,7 @@ import { ok } from '../http/envelope.js';
 import { AppError } from '../http/errors.js';
 import { RELAY_BODY_LIMIT } from '../http/body.js';
 import { Success } from '../http/schemas.js';
+import type { MailKinds } from '../messages/messages.kinds.js';
 import { takeInEvent, type InboundEvent } from './intake.js';
 import { BadSignature, parseJsonBody } from './relay-input.js';
 import { SENDGRID_SIGNATURE_HEADER, SENDGRID_TIMESTAMP_HEADER, sendgridEvents, sendgridVerifier } from './sendgrid.js';
@@ -68,7 +69,7 @@ const openWhen = (enabled: (config: Config) => boolean) => async (req: FastifyRe
  * the events taken in before count once. `opts.fetchText` replaces the HTTPS fetch of SNS
  * certificates and confirmation links (tests).
  */
-export const providerRoutes: FastifyPluginAsyncTypebox<{ fetchText?: FetchText }> = async (app, opts) => {
+export const providerRoutes: FastifyPluginAsyncTypebox<{ kinds: MailKinds; fetchText?: FetchText }> = async (app, opts) => {
   const config = app.deps.config;
   // Only these routes: every body is kept as sent, whatever its content type (SNS posts JSON as text/plain).
   app.removeAllContentTypeParsers();
@@ -81,7 +82,7 @@ export const providerRoutes: FastifyPluginAsyncTypebox<{ fetchText?: FetchText }
   /** Takes in each event, in order; answers how many there were. */
   async function takeIn(req: FastifyRequest, events: InboundEvent[]) {
     for (const event of events) {
-      const result = await takeInEvent(app.deps, event);
+      const result = await takeInEvent(app.deps, opts.kinds, event);
       req.log.debug({ source: event.source, kind: event.kind, type: event.type, eventKey: event.eventKey, ...result }, 'relay event');
     }
     return ok({ received: events.length });

@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppDeps } from '../deps.js';
 import { ok } from '../http/envelope.js';
 import { Email, Enum, OkText, responses } from '../http/schemas.js';
+import type { MailKinds } from '../messages/messages.kinds.js';
 import { takeInEvent } from './intake.js';
 
 /** `POST /bounces/report`: a bounce or complaint the caller learnt of (by its relay, its own mail). */
@@ -27,12 +28,14 @@ export const ReportBody = Type.Object({
  */
 export async function reportBounce(
   deps: AppDeps,
+  kinds: MailKinds,
   userId: number,
   input: { email: string; type: 'hard' | 'soft' | 'complaint'; reason?: string; message_id?: string },
 ): Promise<void> {
   const type = input.type === 'complaint' ? null : input.type;
   await takeInEvent(
     deps,
+    kinds,
     {
       source: 'report',
       kind: type === null ? 'complaint' : 'bounce',
@@ -46,7 +49,7 @@ export async function reportBounce(
 }
 
 /** `POST /bounces/report` (keys): a bounce or complaint the caller learnt of, taken in like any other. */
-export const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
+export const reportRoutes: FastifyPluginAsyncTypebox<{ kinds: MailKinds }> = async (app, { kinds }) => {
   const { deps } = app;
 
   app.post(
@@ -62,7 +65,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (req) => {
-      await reportBounce(deps, req.userId, req.body);
+      await reportBounce(deps, kinds, req.userId, req.body);
       return ok('Recorded Successfully');
     },
   );

@@ -8,6 +8,7 @@
 import { SMTPServer, type SMTPServerAddress } from 'smtp-server';
 import type { AddressInfo } from 'node:net';
 import type { AppDeps } from '../deps.js';
+import type { MailKinds } from '../messages/messages.kinds.js';
 import { takeInMail } from './inbound.service.js';
 import { UnreadableMail } from './parse.js';
 
@@ -31,8 +32,11 @@ function bounceDomain(deps: AppDeps): string | null {
   return address ? address.slice(address.lastIndexOf('@') + 1).toLowerCase() : null;
 }
 
-/** Starts the listener on `port` (default: the configured one) and `HOST`; resolves once it listens. */
-export async function startInboundSmtp(deps: AppDeps, port = deps.config.inboundSmtpPort ?? 0): Promise<InboundSmtp> {
+/**
+ * Starts the listener on `port` (default: the configured one) and `HOST`; resolves once it listens.
+ * `kinds`: the kinds of mail the process knows (which say where a bounce is counted).
+ */
+export async function startInboundSmtp(deps: AppDeps, kinds: MailKinds, port = deps.config.inboundSmtpPort ?? 0): Promise<InboundSmtp> {
   const domain = bounceDomain(deps);
   if (!domain) deps.log.warn('inbound SMTP: BOUNCE_ADDRESS is not set, so mail for any domain is taken in');
   const server = new SMTPServer({
@@ -57,6 +61,7 @@ export async function startInboundSmtp(deps: AppDeps, port = deps.config.inbound
         const raw = Buffer.concat(chunks);
         takeInMail(
           deps,
+          kinds,
           raw,
           'smtp',
           session.envelope.rcptTo.map((r) => r.address),

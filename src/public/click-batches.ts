@@ -1,7 +1,7 @@
 import type { Db } from '../db/index.js';
 import { TRAP_LINK_ID, type ClickRef } from '../delivery/tracking.js';
-import { MAIL_KINDS } from '../mail-kinds.js';
 import { MAX_CLICKS_BATCH, record, type ClickedEvent } from '../messages/ledger.js';
+import type { MailKinds } from '../messages/messages.kinds.js';
 import { clickKey, clickTargets } from './messages.queries.js';
 import { batcher } from '../jobs/batcher.js';
 import type { Clock } from '../util/clock.js';
@@ -30,6 +30,7 @@ interface PendingClick {
  */
 async function countClicks(
   db: Db,
+  kinds: MailKinds,
   clicks: readonly PendingClick[],
   now: Date,
   unsubscribeUrl: (messageId: number) => string,
@@ -37,7 +38,7 @@ async function countClicks(
 ): Promise<Map<string, string>> {
   return db.transaction().execute(async (trx) => {
     const linked = clicks.filter((c) => c.click.linkId !== TRAP_LINK_ID).map((c) => c.click);
-    const urls = await clickTargets(trx, MAIL_KINDS, linked, unsubscribeUrl);
+    const urls = await clickTargets(trx, kinds, linked, unsubscribeUrl);
     const events: ClickedEvent[] = [];
     const traps: ClickRef[] = [];
     for (const { click, scanner } of clicks) {
@@ -48,7 +49,7 @@ async function countClicks(
       if (trap) traps.push(click);
     }
     if (events.length === 0) return urls;
-    const counted = await record(trx, { kinds: MAIL_KINDS, now }, events);
+    const counted = await record(trx, { kinds, now }, events);
     // A trap click redirects when its message exists, which the ledger's count says.
     let t = 0;
     events.forEach((e, i) => {
@@ -63,11 +64,18 @@ async function countClicks(
  * Group commit for clicks, as the open pixel's (src/jobs/batcher.ts): the first click starts a
  * transaction on the next turn of the event loop; clicks arriving while it runs go together in the
  * next one (up to MAX_CLICKS_BATCH). Each request answers only after its click is committed.
+ * `kinds`: the kinds of mail the process knows (which say where a click is counted).
  */
-export function createClickBatches(db: Db, clock: Clock, unsubscribeUrl: (messageId: number) => string, trapTarget: string): ClickBatches {
+export function createClickBatches(
+  db: Db,
+  kinds: MailKinds,
+  clock: Clock,
+  unsubscribeUrl: (messageId: number) => string,
+  trapTarget: string,
+): ClickBatches {
   const clicks = batcher<PendingClick, string | null>(
     async (batch) => {
-      const urls = await countClicks(db, batch, clock.now(), unsubscribeUrl, trapTarget);
+      const urls = await countClicks(db, kinds, batch, clock.now(), unsubscribeUrl, trapTarget);
       return batch.map((p) => urls.get(clickKey(p.click)) ?? null);
     },
     { start: 'tick', onFailure: 'reject', max: MAX_CLICKS_BATCH },

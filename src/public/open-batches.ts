@@ -1,7 +1,7 @@
 import type { Db } from '../db/index.js';
 import type { Clock } from '../util/clock.js';
-import { MAIL_KINDS } from '../mail-kinds.js';
 import { MAX_OPENS_BATCH, record } from '../messages/ledger.js';
+import type { MailKinds } from '../messages/messages.kinds.js';
 import { batcher } from '../jobs/batcher.js';
 
 /** Counts opens for the pixel route, sharing transactions between requests that arrive together. */
@@ -17,15 +17,16 @@ export interface OpenBatches {
  * alone and without delay; under load one transaction counts many hits, which is what lets the
  * pixel keep up (see docs/decisions.md). Each request still answers only after its open is
  * committed, so nothing is held in memory past a response and a crash loses no answered open.
+ * `kinds`: the kinds of mail the process knows (which say where an open is counted).
  */
-export function createOpenBatches(db: Db, clock: Clock): OpenBatches {
+export function createOpenBatches(db: Db, kinds: MailKinds, clock: Clock): OpenBatches {
   const opens = batcher<{ id: number; machine: boolean }>(
     async (batch) => {
       const now = clock.now();
       await db.transaction().execute((trx) =>
         record(
           trx,
-          { kinds: MAIL_KINDS, now },
+          { kinds, now },
           batch.map((p) => ({ type: 'opened', id: p.id, machine: p.machine })),
         ),
       );

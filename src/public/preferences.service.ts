@@ -10,7 +10,7 @@ import { findGroupAnyState, listDisplayGroups } from '../modules/unsubscribes/gr
 import { deleteUnsubscribers } from '../modules/unsubscribes/unsubscribes.queries.js';
 import { unsubscribeEntriesOf } from '../suppression/suppression.reads.js';
 import { unsubscribeEmail } from '../modules/unsubscribes/unsubscribes.service.js';
-import { MAIL_KINDS } from '../mail-kinds.js';
+import type { MailKinds } from '../messages/messages.kinds.js';
 import { record } from '../messages/ledger.js';
 import type { PublicMessage } from './messages.queries.js';
 import type { GroupChoice } from './unsubscribe.page.js';
@@ -47,11 +47,11 @@ export async function preferencesOf(db: Db, message: PublicMessage): Promise<Pre
  * RFC 8058 one-click: the address joins the list of the group the message was sent under (the
  * global list when it has none). Idempotent; the first unsubscribe through the message counts once.
  */
-export async function unsubscribeOneClick(deps: AppDeps, message: PublicMessage): Promise<void> {
+export async function unsubscribeOneClick(deps: AppDeps, kinds: MailKinds, message: PublicMessage): Promise<void> {
   const now = deps.clock.now();
   await deps.database.db.transaction().execute(async (trx) => {
     const added = await unsubscribeEmail(trx, message.user_id, message.email, message.groupId, { now, contactId: message.contactId });
-    if (added) await record(trx, { kinds: MAIL_KINDS, now }, [{ type: 'unsubscribed', id: message.id }]);
+    if (added) await record(trx, { kinds, now }, [{ type: 'unsubscribed', id: message.id }]);
   });
 }
 
@@ -63,7 +63,7 @@ export async function unsubscribeOneClick(deps: AppDeps, message: PublicMessage)
  * at most once per message (its `unsubscribed` flag never goes back to 0, re-subscribing or not).
  * Ids of groups not offered are refused (returns false, nothing changed).
  */
-export async function applyPreferences(deps: AppDeps, message: PublicMessage, choice: Choice): Promise<boolean> {
+export async function applyPreferences(deps: AppDeps, kinds: MailKinds, message: PublicMessage, choice: Choice): Promise<boolean> {
   const now = deps.clock.now();
   return deps.database.db.transaction().execute(async (trx) => {
     const offered = await preferencesOf(trx, message);
@@ -85,7 +85,7 @@ export async function applyPreferences(deps: AppDeps, message: PublicMessage, ch
         await deleteUnsubscribers(trx, message.user_id, ids, list.groupId === null ? 'global' : 'groups');
       }
     }
-    if (stopsThisMail) await record(trx, { kinds: MAIL_KINDS, now }, [{ type: 'unsubscribed', id: message.id }]);
+    if (stopsThisMail) await record(trx, { kinds, now }, [{ type: 'unsubscribed', id: message.id }]);
     return true;
   });
 }

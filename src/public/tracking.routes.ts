@@ -5,7 +5,7 @@ import type { Db } from '../db/index.js';
 import { locationOf } from '../delivery/click-links.js';
 import { TRAP_LINK_ID, trackingLinks } from '../delivery/tracking.js';
 import { Media } from '../http/schemas.js';
-import { MAIL_KINDS } from '../mail-kinds.js';
+import type { MailKinds } from '../messages/messages.kinds.js';
 import { clickKey, clickTargets } from './messages.queries.js';
 import { createClickBatches } from './click-batches.js';
 import { loadAddressRanges, machineRules } from './machines.js';
@@ -66,11 +66,11 @@ const linkNotFound = (reply: FastifyReply) =>
  * through the group commit of `click-batches.ts`; the redirect waits for it, so an answered click
  * is a counted click. `Referrer-Policy: no-referrer` keeps the token out of the target's logs.
  */
-export const clickRoutes: FastifyPluginAsyncTypebox = async (app) => {
+export const clickRoutes: FastifyPluginAsyncTypebox<{ kinds: MailKinds }> = async (app, { kinds }) => {
   const links = trackingLinks(app.deps.config);
   const { db } = app.deps.database;
   const unsubscribeUrl = (messageId: number) => links.unsubscribeUrl(messageId);
-  const clicks = createClickBatches(db, { now: () => app.deps.clock.now() }, unsubscribeUrl, links.trapTarget);
+  const clicks = createClickBatches(db, kinds, { now: () => app.deps.clock.now() }, unsubscribeUrl, links.trapTarget);
   const rules = machineRules();
   app.get('/t/click/:token', { schema: clickSchema, config: { public: true, deferValidation: true } }, async (req, reply) => {
     const click = links.readClickToken(req.params.token);
@@ -79,7 +79,7 @@ export const clickRoutes: FastifyPluginAsyncTypebox = async (app) => {
     try {
       if (req.method === 'GET') url = await clicks.count(click, rules.isScannerAgent(req.headers['user-agent']));
       else if (click.linkId === TRAP_LINK_ID) url = (await messageExists(db, click.messageId)) ? links.trapTarget : null;
-      else url = (await clickTargets(db, MAIL_KINDS, [click], unsubscribeUrl)).get(clickKey(click)) ?? null;
+      else url = (await clickTargets(db, kinds, [click], unsubscribeUrl)).get(clickKey(click)) ?? null;
     } catch (err) {
       req.log.error({ err, click }, 'click not counted');
       return sendPage(reply, 503, messagePage('Try again', 'This link could not be opened just now. Please try again in a moment.'));
@@ -101,10 +101,10 @@ export const clickRoutes: FastifyPluginAsyncTypebox = async (app) => {
  * a few mail providers' image proxies, so a per-address limit would drop genuine opens, and a
  * forged token costs one HMAC and no database work.
  */
-export const trackingRoutes: FastifyPluginAsyncTypebox = async (app) => {
+export const trackingRoutes: FastifyPluginAsyncTypebox<{ kinds: MailKinds }> = async (app, { kinds }) => {
   const links = trackingLinks(app.deps.config);
   // The clock read at each batch, so a test that moves the app's clock moves the counted times too.
-  const opens = createOpenBatches(app.deps.database.db, { now: () => app.deps.clock.now() });
+  const opens = createOpenBatches(app.deps.database.db, kinds, { now: () => app.deps.clock.now() });
   // The address ranges are read once, at start: a file that cannot be read stops the start.
   const rules = machineRules(loadAddressRanges(app.deps.config.machineIpRangesFile));
   app.get('/t/open/:token.gif', { schema, config: { public: true, deferValidation: true } }, async (req, reply) => {

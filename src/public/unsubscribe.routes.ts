@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { trackingLinks } from '../delivery/tracking.js';
 import { Id, Media } from '../http/schemas.js';
-import { MAIL_KINDS } from '../mail-kinds.js';
+import type { MailKinds } from '../messages/messages.kinds.js';
 import { findMessageSenderName, findPublicMessage, type PublicMessage } from './messages.queries.js';
 import { applyPreferences, preferencesOf, unsubscribeOneClick } from './preferences.service.js';
 import { messagePage, sendPage } from './page.js';
@@ -66,13 +66,13 @@ const unreadable = (reply: FastifyReply) =>
  * links); POST is idempotent. Not rate-limited: each request costs an HMAC and, for a genuine
  * token, a few indexed statements on one address.
  */
-export const unsubscribePageRoutes: FastifyPluginAsyncTypebox = async (app) => {
+export const unsubscribePageRoutes: FastifyPluginAsyncTypebox<{ kinds: MailKinds }> = async (app, { kinds }) => {
   const links = trackingLinks(app.deps.config);
   const db = app.deps.database.db;
 
   async function messageOf(token: string): Promise<PublicMessage | undefined> {
     const id = links.readUnsubscribeToken(token);
-    return id === null ? undefined : findPublicMessage(db, MAIL_KINDS, id);
+    return id === null ? undefined : findPublicMessage(db, kinds, id);
   }
 
   app.get('/u/:token', { schema: getSchema, config: { public: true, deferValidation: true } }, async (req, reply) => {
@@ -88,13 +88,13 @@ export const unsubscribePageRoutes: FastifyPluginAsyncTypebox = async (app) => {
     if (req.validationError) return unreadable(reply);
     const body = req.body;
     if (body['List-Unsubscribe'] === 'One-Click') {
-      await unsubscribeOneClick(app.deps, message);
+      await unsubscribeOneClick(app.deps, kinds, message);
       const sender = (await findMessageSenderName(db, message)) ?? 'this sender';
       const what = message.groupId === null ? `all emails from ${sender}` : 'this kind of email';
       return sendPage(reply, 200, messagePage('Unsubscribed', `${message.email} is unsubscribed from ${what}.`));
     }
     if (body.preferences !== '1') return unreadable(reply);
-    const saved = await applyPreferences(app.deps, message, { global: body.global === '1', groupIds: body.groups ?? [] });
+    const saved = await applyPreferences(app.deps, kinds, message, { global: body.global === '1', groupIds: body.groups ?? [] });
     if (!saved) return unreadable(reply);
     const [prefs, sender] = await Promise.all([preferencesOf(db, message), findMessageSenderName(db, message)]);
     return sendPage(reply, 200, preferencesPage({ email: message.email, sender, ...prefs, notice: 'Your preferences are saved.' }));

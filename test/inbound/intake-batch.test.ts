@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { takeInEvent, type InboundEvent } from '../../src/inbound/intake.js';
+import { MAIL_KINDS } from '../../src/mail-kinds.js';
 import type { SmtpSink } from '../support/smtp-sink.js';
 import type { SendsContext } from '../modules/single-sends.helpers.js';
 import { countersOf, postMail, reportOf, sendTo, setupBounces, suppressionsOf } from './bounces.helpers.js';
@@ -79,7 +80,10 @@ describe('bounce intake in batches', () => {
       reason: 'test',
       eventKey: `batch-test:${m.id}`,
     });
-    const [ok, failed] = await Promise.allSettled([takeInEvent(t.deps, event(good, 'hard')), takeInEvent(t.deps, event(bad, 'nonsense'))]);
+    const [ok, failed] = await Promise.allSettled([
+      takeInEvent(t.deps, MAIL_KINDS, event(good, 'hard')),
+      takeInEvent(t.deps, MAIL_KINDS, event(bad, 'nonsense')),
+    ]);
     assert.equal(ok.status, 'fulfilled');
     assert.deepEqual(ok.status === 'fulfilled' && ok.value, { matched: true, counted: true, recipient: good.email });
     assert.equal(failed.status, 'rejected');
@@ -94,7 +98,7 @@ describe('bounce intake in batches', () => {
       ['bounced', 'sent'],
     );
     // The failed event's key was not kept: sent again, it is taken in.
-    const again = await takeInEvent(t.deps, event(bad, 'soft'));
+    const again = await takeInEvent(t.deps, MAIL_KINDS, event(bad, 'soft'));
     assert.deepEqual(again, { matched: true, counted: true, recipient: bad.email });
   });
 });

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import nodemailer, { type Transporter } from 'nodemailer';
+import { MAIL_KINDS } from '../../src/mail-kinds.js';
 import { startInboundSmtp, type InboundSmtp } from '../../src/inbound/smtp-listener.js';
 import type { SmtpSink } from '../support/smtp-sink.js';
 import type { SendsContext } from '../modules/single-sends.helpers.js';
@@ -13,7 +14,7 @@ describe('the inbound SMTP listener', () => {
   let client: Transporter;
   before(async () => {
     t = await setupBounces();
-    listener = await startInboundSmtp(t.deps, 0);
+    listener = await startInboundSmtp(t.deps, MAIL_KINDS, 0);
     client = nodemailer.createTransport({ host: '127.0.0.1', port: listener.port, secure: false, ignoreTLS: true });
   });
   after(async () => {

@@ -173,11 +173,12 @@ describe('single sends: delivered end to end through the queue to a real SMTP se
 
   test('a design is compiled once per send and kept, at most 32 sends at a time', async () => {
     const row = await t.database.db.selectFrom('single_sends').selectAll().where('utr', '=', utr).executeTakeFirstOrThrow();
-    assert.equal(compiledFor(row), compiledFor(row), 'the same compiled design for every batch of the send');
-    const first = compiledFor({ ...row, id: 1_000_000 });
-    for (let i = 1; i <= 40; i++) await compiledFor({ ...row, id: 1_000_000 + i });
-    assert.equal(compiledDesignsCached(), 32);
-    assert.notEqual(compiledFor({ ...row, id: 1_000_000 }), first, 'the oldest entry was evicted');
+    const { db } = t.database;
+    assert.equal(compiledFor(db, row), compiledFor(db, row), 'the same compiled design for every batch of the send');
+    const first = compiledFor(db, { ...row, id: 1_000_000 });
+    for (let i = 1; i <= 40; i++) await compiledFor(db, { ...row, id: 1_000_000 + i });
+    assert.equal(compiledDesignsCached(db), 32);
+    assert.notEqual(compiledFor(db, { ...row, id: 1_000_000 }), first, 'the oldest entry was evicted');
   });
 
   test('at send time: an unsubscribe from the group stops the message in the batch check; at render, a deleted contact suppresses, a deleted send cancels', async () => {

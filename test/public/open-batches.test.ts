@@ -1,5 +1,6 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { MAIL_KINDS } from '../../src/mail-kinds.js';
 import { createOpenBatches } from '../../src/public/open-batches.js';
 import { freshDatabase } from '../helpers.js';
 import { createAccount } from '../../src/modules/accounts/accounts.service.js';
@@ -31,7 +32,7 @@ describe("counting opens in batches (the pixel's group commit)", () => {
 
   it('shares transactions between opens that arrive together, and counts every one exactly', async () => {
     let batches = 0;
-    const opens = createOpenBatches(database.db, { now: () => (batches++, now) });
+    const opens = createOpenBatches(database.db, MAIL_KINDS, { now: () => (batches++, now) });
     const ids = send.messageIds.slice(2, 12); // 10 messages never opened
     const before = await stats(send.sendId);
     await Promise.all(Array.from({ length: 200 }, (_, i) => opens.count(ids[i % ids.length])));
@@ -47,7 +48,7 @@ describe("counting opens in batches (the pixel's group commit)", () => {
 
   it('waits one turn of the event loop before a batch: an open received meanwhile joins it', async () => {
     let batches = 0;
-    const opens = createOpenBatches(database.db, { now: () => (batches++, now) });
+    const opens = createOpenBatches(database.db, MAIL_KINDS, { now: () => (batches++, now) });
     const [a, b] = send.messageIds;
     // Queued before the first count starts its batch, as a request parsed in the same turn would be.
     const late = new Promise<void>((done, fail) => setImmediate(() => opens.count(b).then(done, fail)));
@@ -57,8 +58,8 @@ describe("counting opens in batches (the pixel's group commit)", () => {
 
   it('counts one unique open when two counters (two processes) race on the same first opens', async () => {
     const ids = send.messageIds.slice(12, 20);
-    const one = createOpenBatches(database.db, { now: () => now });
-    const two = createOpenBatches(database.db, { now: () => now });
+    const one = createOpenBatches(database.db, MAIL_KINDS, { now: () => now });
+    const two = createOpenBatches(database.db, MAIL_KINDS, { now: () => now });
     const before = await stats(send.sendId);
     await Promise.all(ids.flatMap((id) => [one.count(id), two.count(id), one.count(id), two.count(id)]));
     const after = await stats(send.sendId);

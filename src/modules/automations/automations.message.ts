@@ -25,12 +25,12 @@ type EmailRow = Awaited<ReturnType<typeof selectEmailsWithAutomation>>[number];
  * An automation email as the campaign renderer sees it. A test mail's subject starts with
  * `[Test] `; its design is cached by the version of the row it was made from.
  */
-export function emailSource(s: EmailRow, test = false): CampaignSource {
+export function emailSource(db: Db, s: EmailRow, test = false): CampaignSource {
   return {
     userId: s.user_id,
     cancelled: s.automation_deleted_at !== null ? 'the automation was deleted' : null,
     design: () =>
-      compiledOnce(test ? `test:automation_schedule:${s.id}:${s.updated_at}` : `automation_schedule:${s.id}`, () => ({
+      compiledOnce(db, test ? `test:automation_schedule:${s.id}:${s.updated_at}` : `automation_schedule:${s.id}`, () => ({
         design: { templateId: s.template_id, templateJson: s.template_json, templateHtml: s.template_html },
         subject: test ? `[Test] ${s.subject}` : s.subject,
         preheader: '',
@@ -63,7 +63,7 @@ export function emailSource(s: EmailRow, test = false): CampaignSource {
 export async function renderAutomationBatch(deps: AppDeps, rows: QueuedMessage[]): Promise<Rendered[]> {
   const ids = [...new Set(rows.map((r) => r.automation_schedule_id).filter((id): id is number => id !== null))];
   const emails = ids.length === 0 ? [] : await selectEmailsWithAutomation(deps.database.db, ids);
-  const sources = new Map<number, CampaignSource>(emails.map((s) => [s.id, emailSource(s)]));
+  const sources = new Map<number, CampaignSource>(emails.map((s) => [s.id, emailSource(deps.database.db, s)]));
   return renderCampaignBatch(deps, rows, (row) =>
     row.automation_schedule_id === null ? undefined : sources.get(row.automation_schedule_id),
   );

@@ -60,12 +60,12 @@ export async function checkSingleSend(deps: AppDeps, userId: number, rawUtr: unk
   const ab = Number(send.ab_test) === 1;
   // An A/B test's variants are checked as the send is: each design once (a variant without a
   // design of its own shares variant 0's), each subject's placeholders, every warning naming its variant.
-  const parts: Part[] = [{ index: ab ? 0 : undefined, design: () => viewDesign(send) }];
+  const parts: Part[] = [{ index: ab ? 0 : undefined, design: () => viewDesign(db, send) }];
   if (ab)
     for (const v of await selectVariants(db, [send.id]))
       parts.push(
         hasOwnDesign(v)
-          ? { index: Number(v.variant), design: () => viewDesign(send, v) }
+          ? { index: Number(v.variant), design: () => viewDesign(db, send, v) }
           : { index: Number(v.variant), subject: v.subject },
       );
   const warnings: CheckWarning[] = [];

@@ -19,11 +19,11 @@ import type { VariantRow } from './ab-tests.schema.js';
  * subject starts with `[Test] `; a draft can still change, so its design is cached by the version
  * of the row it was made from.
  */
-export function compiledFor(send: SingleSendRow, test = false, variant: VariantRow | null = null): Promise<CompiledDesign> {
+export function compiledFor(db: Db, send: SingleSendRow, test = false, variant: VariantRow | null = null): Promise<CompiledDesign> {
   const name = variant ? `single_send:${send.id}:${variant.variant}` : `single_send:${send.id}`;
   const key = test ? `test:${name}:${send.updated_at}` : name;
   const subject = variant?.subject ?? send.subject;
-  return compiledOnce(key, () => ({
+  return compiledOnce(db, key, () => ({
     design: designOf(send, variant),
     subject: test ? `[Test] ${subject}` : subject,
     preheader: send.preheader,
@@ -50,12 +50,12 @@ export function hasOwnDesign(variant: VariantRow): boolean {
  * A send as the campaign renderer sees it (for a test mail: its `[Test] ` version; with a
  * variant: that variant of its A/B test, whose own design's tracked links are its own campaign's).
  */
-export function sendSource(send: SingleSendRow, test = false, variant: VariantRow | null = null): CampaignSource {
+export function sendSource(db: Db, send: SingleSendRow, test = false, variant: VariantRow | null = null): CampaignSource {
   const ownLinks = variant !== null && hasOwnDesign(variant);
   return {
     userId: send.user_id,
     cancelled: send.deleted_at !== null ? 'the single send was deleted' : null,
-    design: () => compiledFor(send, test, variant),
+    design: () => compiledFor(db, send, test, variant),
     clicks:
       test || send.track_clicks === 0
         ? null
@@ -105,7 +105,7 @@ export async function renderSingleSendBatch(deps: AppDeps, rows: QueuedMessage[]
     const key = `${send.id}:${index}`;
     if (!sources.has(key)) {
       const variant = index === 0 ? null : variantRows.get(key);
-      sources.set(key, variant === undefined ? undefined : sendSource(send, false, variant));
+      sources.set(key, variant === undefined ? undefined : sendSource(db, send, false, variant));
     }
     return sources.get(key);
   };

@@ -60,8 +60,8 @@ export const testSendKind: MailKind = {
     const sends = sendIds.length > 0 ? await db.selectFrom('single_sends').selectAll().where('id', 'in', sendIds).execute() : [];
     const emails = emailIds.length > 0 ? await selectEmailsWithAutomation(db, emailIds) : [];
     const sources = new Map<string, CampaignSource>([
-      ...sends.map((s) => [`s${s.id}`, sendSource(s, true)] as const),
-      ...emails.map((e) => [`a${e.id}`, emailSource(e, true)] as const),
+      ...sends.map((s) => [`s${s.id}`, sendSource(db, s, true)] as const),
+      ...emails.map((e) => [`a${e.id}`, emailSource(db, e, true)] as const),
     ]);
     const sourceOf = new Map(
       rows.map((row, i) => {

@@ -4,6 +4,7 @@
  * real mail but with nothing that counts or unsubscribes (no open pixel, no click slots, the
  * unsubscribe link `#`).
  */
+import type { Db } from '../../db/index.js';
 import type { AppDeps } from '../../deps.js';
 import { compiledOnce } from '../../delivery/campaign-mail.js';
 import { recipientValues } from '../../delivery/placeholders.js';
@@ -25,9 +26,9 @@ import type { PreviewInput } from './test-sends.schema.js';
  * pixel, links as written. Compiled once per version of the send. With `variant`: that variant of
  * its A/B test (its subject, and its own design; the send's when it has none).
  */
-export function viewDesign(send: SingleSendRow, variant: VariantRow | null = null): Promise<CompiledDesign> {
+export function viewDesign(db: Db, send: SingleSendRow, variant: VariantRow | null = null): Promise<CompiledDesign> {
   const name = variant ? `${send.id}:${variant.variant}` : `${send.id}`;
-  return compiledOnce(`view:single_send:${name}:${send.updated_at}`, () => ({
+  return compiledOnce(db, `view:single_send:${name}:${send.updated_at}`, () => ({
     design: designOf(send, variant),
     subject: variant?.subject ?? send.subject,
     preheader: send.preheader,
@@ -68,7 +69,7 @@ export async function previewSingleSend(
   rules.done();
   let compiled: CompiledDesign;
   try {
-    compiled = await viewDesign(send);
+    compiled = await viewDesign(db, send);
   } catch (err) {
     // A stored design that no longer compiles is the send's to fix, not a fault of the service.
     if (err instanceof DesignError) throw new ValidationError({ template_id: [err.message] });
