@@ -176,6 +176,8 @@ describe('the console with an SMTP server', { skip: skipWithoutChromium }, () =>
     const { context, page, problems } = await h.open({ viewport: { width: 1280, height: 900 } });
     const requests = watchRequests(page);
     await h.signIn(page);
+    // The overview loads its chart's code lazily: leaving before it arrives would abort that request.
+    await page.waitForLoadState('networkidle');
     await page.goto(`${h.base}/app/settings`);
     await page.getByRole('main').getByRole('link', { name: 'Outbox', exact: true }).click();
     await heading(page, 'Outbox');
