@@ -53,6 +53,12 @@ const TAGS: Array<{ name: string; description: string; prefixes: string[] }> = [
     prefixes: ['/designs/details', '/designs/create', '/designs/update', '/designs/duplicate', '/designs/delete'],
   },
   {
+    name: 'Media',
+    description:
+      "The account's image library: images uploaded once, stored in the database and served at public URLs (no keys) for designs to use.",
+    prefixes: ['/media'],
+  },
+  {
     name: 'Single sends',
     description: 'One-off mailings to contact types and segments, at once or scheduled, with their statistics.',
     prefixes: ['/single-send/', '/single/send/'],

@@ -183,8 +183,10 @@ describe('the composer’s preview, test and review in chromium', { skip: skipWi
         /https:\/\/shop\.example\.com\/autumn/,
       );
       assert.equal(await links.getByRole('listitem').filter({ hasText: 'Write to us' }).getByText('Goes nowhere').count(), 0);
-      const warnings = review.getByRole('region', { name: '1 warning before sending' });
+      // The sender's domain is not a sending domain of the account: the second warning.
+      const warnings = review.getByRole('region', { name: '2 warnings before sending' });
       await warnings.getByText('“Read the story” links to “#”, which goes nowhere in a mail.').waitFor();
+      await warnings.getByText(/The sender's domain \(\S+\) is not a sending domain/).waitFor();
       await review.getByText('This will be sent to 2 recipients now.').waitFor();
       assert.equal(await review.getByRole('button', { name: 'Send now' }).isEnabled(), true);
       await fits(page, [review.getByRole('button', { name: 'Send now' }), review.getByRole('button', { name: 'Cancel' })]);
