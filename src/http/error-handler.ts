@@ -113,11 +113,12 @@ function answer(request: FastifyRequest, reply: FastifyReply, status: number, er
 
 /**
  * Fastify's `frameworkErrors` option: a URL the router cannot decode (`/%zz`, `/%FF`) or a path
- * parameter over its length, answered in the envelope instead of Fastify's own body.
+ * parameter over its length, answered in the envelope (under `/v3/`, SendGrid's list) instead of
+ * Fastify's own body.
  */
-export function answerFrameworkError(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+export function answerFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   const text = error.code === 'FST_ERR_BAD_URL' ? 'The URL has a malformed percent-encoding.' : 'The URL is not valid.';
-  reply.code(error.statusCode && error.statusCode < 500 ? error.statusCode : 400).send(failed(text));
+  void answer(request, reply, error.statusCode && error.statusCode < 500 ? error.statusCode : 400, text);
 }
 
 /**

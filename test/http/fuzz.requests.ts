@@ -410,13 +410,26 @@ export function describeRequest(r: FuzzRequest): string {
  */
 const OWN_SHAPE = /^"?[A-Z]+ \/(health\/|openapi\.json|docs\/)/;
 
+/** Routes that answer in SendGrid's v3 shapes (bodies and errors), not the envelope. */
+const SENDGRID_SHAPE = /^"?[A-Z]+ \/v3\//;
+
 /**
  * Checks one answer: never a 5xx, and a JSON answer is always the envelope (but operations
- * routes' successes). `cause`, what the app logged last, is printed with a failure.
+ * routes' successes, and SendGrid's shapes under /v3/). `cause`, what the app logged last, is printed with a failure.
  */
 export function checkAnswer(status: number, contentType: string | undefined, text: string, request: string, cause?: string): void {
   assert.ok(status < 500, `answered ${status} ${text.slice(0, 200)} to:\n${request}\nlogged: ${cause?.slice(0, 1500)}`);
   if (status < 400 && OWN_SHAPE.test(request)) return;
+  if (contentType?.startsWith('application/json') && text !== '' && SENDGRID_SHAPE.test(request)) {
+    // Routes under /v3/ speak SendGrid's shapes: a failure is its list of errors.
+    const body = JSON.parse(text);
+    if (status >= 400)
+      assert.ok(
+        Array.isArray(body?.errors) && body.errors.every((e: { message?: unknown }) => typeof e.message === 'string'),
+        `not SendGrid's error list: ${text.slice(0, 200)} to:\n${request}`,
+      );
+    return;
+  }
   if (contentType?.startsWith('application/json') && text !== '') {
     const body = JSON.parse(text);
     assert.ok(['success', 'failed'].includes(body?.status), `not the envelope: ${text.slice(0, 200)} to:\n${request}`);

@@ -6,9 +6,19 @@ import { unseal } from '../../../src/util/seal.js';
 import { person, signIn } from './sessions.helpers.js';
 
 /** The read scopes a viewer holds, as the product defines them. */
-const VIEWER_SCOPES = ['contacts', 'segments', 'lists', 'senders', 'designs', 'sends', 'automations', 'forms', 'webhooks', 'settings'].map(
-  (a) => `${a}.read`,
-);
+const VIEWER_SCOPES = [
+  'contacts',
+  'segments',
+  'lists',
+  'senders',
+  'designs',
+  'sends',
+  'automations',
+  'forms',
+  'webhooks',
+  'settings',
+  'mail',
+].map((a) => `${a}.read`);
 
 describe('giving a role', () => {
   let t: TestContext;
