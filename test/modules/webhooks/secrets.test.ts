@@ -87,8 +87,17 @@ describe('webhook signing secrets at rest', () => {
       .executeTakeFirstOrThrow();
     const sealedBefore = await createEndpoint(t.a, receiver.url('/new'));
     const keptBefore = (await stored(sealedBefore.id)).secret;
-    // As a database that has not run 030 yet.
-    await sql`delete from kysely_migration where name = '030_sealed_webhook_secrets'`.execute(t.database.db);
+    // As a database that has not run 030 yet: the migrations after it undone, newest first.
+    const later = await sql<{ name: string }>`select name from kysely_migration where name > '030' order by name desc`.execute(
+      t.database.db,
+    );
+    for (const { name } of later.rows) {
+      if (name !== '030_sealed_webhook_secrets') {
+        const migration = (await import(`../../../src/db/migrations/${name}.js`)) as { down(db: unknown): Promise<void> };
+        await migration.down(t.database.db);
+      }
+      await sql`delete from kysely_migration where name = ${name}`.execute(t.database.db);
+    }
     await assert.rejects(
       migrateToLatest(t.database.db),
       /030_sealed_webhook_secrets failed: sealing or opening the webhook secrets needs the app secret \(APP_SECRET\)/,
