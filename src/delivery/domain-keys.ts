@@ -45,13 +45,19 @@ export async function applyDomainKeys<T extends { row: { user_id: number }; mess
     .where('domain', 'in', names)
     .where('status', 'in', ['verified', 'failed'])
     .execute();
-  const byKey = new Map(rows.map((r) => [`${r.user_id} ${r.domain}`, r]));
+  // Each verified domain's key opened once per batch, not once per message.
+  const byKey = new Map(
+    rows.map((r) => [
+      `${r.user_id} ${r.domain}`,
+      { ...r, privateKey: r.status === 'verified' ? unseal(appSecret, DKIM_KEY, r.private_key) : null },
+    ]),
+  );
   const send: T[] = [];
   const hold: T[] = [];
   items.forEach((item, i) => {
     const row = domains[i] === null ? undefined : byKey.get(`${item.row.user_id} ${domains[i]}`);
     if (row?.status === 'failed' && holdable(item)) return void hold.push(item);
-    const privateKey = row?.status === 'verified' ? unseal(appSecret, DKIM_KEY, row.private_key) : null;
+    const privateKey = row?.privateKey ?? null;
     send.push(
       privateKey
         ? { ...item, message: { ...item.message, dkim: { domainName: row!.domain, keySelector: row!.dkim_selector, privateKey } } }
